@@ -1,0 +1,548 @@
+/* The tconv command line: finds plugins, picks a reader and a writer, runs the conversion.
+ * Exit status: 0 success (warnings allowed), 1 conversion error, 2 usage error. */
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef TCONV_VERSION
+#define TCONV_VERSION "0.0.0"
+#endif
+#ifndef TCONV_PLUGINDIR
+#define TCONV_PLUGINDIR "/usr/local/lib/tconv/plugins"
+#endif
+
+enum { EXIT_CONVERT = 1, EXIT_USAGE = 2 };
+
+typedef struct cli_args {
+    const char *reader, *writer, *output;
+    char **ropts, **wopts, **plugin_paths;
+    size_t nropts, nwopts, npaths;
+    int force, list, help, version, quiet, verbose, strict;
+    const char *help_plugin;
+    char **inputs;
+    size_t ninputs;
+} cli_args;
+
+static void cli_usage(FILE *f)
+{
+    fputs("usage: tconv [-r READER] [-w WRITER] [-o OUT] [-R key=val]... [-W key=val]...\n"
+          "             [--force] [INPUT...]\n"
+          "       tconv --list | --help-plugin NAME | --help | --version\n"
+          "\n"
+          "Convert traces and profiles between formats. INPUT absent or '-' reads stdin;\n"
+          "several inputs are read in turn into one event stream. gzip input is recognised\n"
+          "by its content and decompressed on the fly.\n"
+          "\n"
+          "  -r, --reader NAME     input format; omitted: detected from the first bytes\n"
+          "  -w, --writer NAME     output format; omitted: inferred from -o\n"
+          "                        (.pb.gz/.pprof -> pprof, .folded -> folded, .csv -> csv)\n"
+          "  -o, --output OUT      output file or directory; absent or '-' is stdout\n"
+          "  -R key=val            reader option (see --help-plugin READER)\n"
+          "  -W key=val            writer option (see --help-plugin WRITER)\n"
+          "      --strict          malformed records are errors, not counted warnings\n"
+          "      --force           replace an existing non-empty output directory\n"
+          "      --plugin-path DIR search DIR for plugins (repeatable)\n"
+          "      --list            list plugins, readers and writers\n"
+          "      --help-plugin N   describe plugin, reader or writer N and its options\n"
+          "  -q, --quiet           no warnings or progress\n"
+          "  -v, --verbose         more detail (loaded plugins, stage statistics)\n"
+          "  -V, --version         print the version\n"
+          "  -h, --help            this help\n"
+          "\n"
+          "Plugins are searched in $TCONV_PLUGIN_PATH (colon-separated), each --plugin-path,\n"
+          "~/.local/lib/tconv/plugins, then the installed plugin folder; the first plugin of a\n"
+          "name wins. Exit status: 0 done (maybe with warnings), 1 conversion failed, 2 usage.\n"
+          "\n"
+          "examples:\n"
+          "  tconv -w pprof -o trace.pb.gz trace.json.gz   # then: go tool pprof -top trace.pb.gz\n"
+          "  tconv -r chrome -w otf2 -o trace_otf2 trace.json\n"
+          "  tconv -w text trace.json | less\n",
+          f);
+}
+
+static int cli_usage_error(const char *fmt, const char *a)
+{
+    fprintf(stderr, "tconv: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, "\nTry 'tconv --help' for more information.\n");
+    return EXIT_USAGE;
+}
+
+static void cli_push(char ***arr, size_t *n, char *s)
+{
+    *arr = tconv_xrealloc(*arr, (*n + 1) * sizeof(**arr));
+    (*arr)[(*n)++] = s;
+}
+
+static int cli_parse(int argc, char **argv, cli_args *a)
+{
+    enum { O_FORCE = 256, O_LIST, O_HELP_PLUGIN, O_PLUGIN_PATH, O_STRICT };
+    static const struct option longopts[] = {
+        {"reader", required_argument, 0, 'r'},
+        {"writer", required_argument, 0, 'w'},
+        {"output", required_argument, 0, 'o'},
+        {"force", no_argument, 0, O_FORCE},
+        {"strict", no_argument, 0, O_STRICT},
+        {"list", no_argument, 0, O_LIST},
+        {"help-plugin", required_argument, 0, O_HELP_PLUGIN},
+        {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
+        {"quiet", no_argument, 0, 'q'},
+        {"verbose", no_argument, 0, 'v'},
+        {"version", no_argument, 0, 'V'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":r:w:o:R:W:qvVh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            a->reader = optarg;
+            break;
+        case 'w':
+            a->writer = optarg;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'R':
+            cli_push(&a->ropts, &a->nropts, optarg);
+            break;
+        case 'W':
+            cli_push(&a->wopts, &a->nwopts, optarg);
+            break;
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'v':
+            a->verbose++;
+            break;
+        case 'V':
+            a->version = 1;
+            break;
+        case 'h':
+            a->help = 1;
+            break;
+        case O_FORCE:
+            a->force = 1;
+            break;
+        case O_STRICT:
+            a->strict = 1;
+            break;
+        case O_LIST:
+            a->list = 1;
+            break;
+        case O_HELP_PLUGIN:
+            a->help_plugin = optarg;
+            break;
+        case O_PLUGIN_PATH:
+            cli_push(&a->plugin_paths, &a->npaths, optarg);
+            break;
+        case ':':
+            return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        cli_push(&a->inputs, &a->ninputs, argv[i]);
+    return 0;
+}
+
+/* ---- plugin discovery ------------------------------------------------------------------- */
+
+static void cli_load_dir(tconv_registry *r, const char *dir, char ***seen, size_t *nseen)
+{
+    char real[PATH_MAX];
+    if (!realpath(dir, real)) return;
+    for (size_t i = 0; i < *nseen; i++)
+        if (strcmp((*seen)[i], real) == 0) return;
+    cli_push(seen, nseen, tconv_xstrdup(real));
+    tconv_registry_load_dir(r, real);
+}
+
+static void cli_load_plugins(tconv_registry *r, const cli_args *a)
+{
+    char **seen = NULL;
+    size_t nseen = 0;
+    const char *env = getenv("TCONV_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = tconv_xstrdup(env), *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+            cli_load_dir(r, d, &seen, &nseen);
+        free(copy);
+    }
+    for (size_t i = 0; i < a->npaths; i++)
+        cli_load_dir(r, a->plugin_paths[i], &seen, &nseen);
+    const char *home = getenv("HOME");
+    if (home && *home) {
+        char user[PATH_MAX];
+        snprintf(user, sizeof(user), "%s/.local/lib/tconv/plugins", home);
+        cli_load_dir(r, user, &seen, &nseen);
+    }
+    /* Relative to the executable: build tree (tconv next to plugins/), then an installed
+     * prefix (bin/../lib/tconv/plugins), so a relocated install still finds its plugins. */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *dir = dirname(exe);
+        char p[PATH_MAX + 32];
+        snprintf(p, sizeof(p), "%s/plugins", dir);
+        cli_load_dir(r, p, &seen, &nseen);
+        snprintf(p, sizeof(p), "%s/../lib/tconv/plugins", dir);
+        cli_load_dir(r, p, &seen, &nseen);
+    }
+    cli_load_dir(r, TCONV_PLUGINDIR, &seen, &nseen);
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
+}
+
+static void cli_list_names(const tconv_registry *r, int writers, FILE *f)
+{
+    int any = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const tconv_plugin_desc *d = r->plugins[i].desc;
+        if (writers) {
+            for (const tconv_writer_class *const *c = d->writers; c && *c; c++)
+                fprintf(f, "%s%s", any++ ? ", " : "", (*c)->name);
+        } else {
+            for (const tconv_reader_class *const *c = d->readers; c && *c; c++)
+                fprintf(f, "%s%s", any++ ? ", " : "", (*c)->name);
+        }
+    }
+    if (!any) fprintf(f, "none (no plugins found; see --list and TCONV_PLUGIN_PATH)");
+}
+
+static void cli_list(const tconv_registry *r)
+{
+    if (!r->n) printf("no plugins found (set TCONV_PLUGIN_PATH or use --plugin-path)\n");
+    for (size_t i = 0; i < r->n; i++) {
+        const tconv_plugin_desc *d = r->plugins[i].desc;
+        printf("%s %s  %s\n", d->name, d->version ? d->version : "", r->plugins[i].path);
+        if (d->description) printf("    %s\n", d->description);
+        for (const tconv_reader_class *const *c = d->readers; c && *c; c++)
+            printf("    reader  %-12s %s\n", (*c)->name,
+                   (*c)->description ? (*c)->description : "");
+        for (const tconv_writer_class *const *c = d->writers; c && *c; c++)
+            printf("    writer  %-12s %s\n", (*c)->name,
+                   (*c)->description ? (*c)->description : "");
+    }
+}
+
+static void cli_print_options(const tconv_option_desc *o, const char *flag)
+{
+    if (!o || !o->name) {
+        printf("  no options\n");
+        return;
+    }
+    printf("  options (%s key=val):\n", flag);
+    for (; o->name; o++) {
+        const char *type = o->type == TCONV_OPT_BOOL     ? "bool"
+                           : o->type == TCONV_OPT_INT    ? "int"
+                           : o->type == TCONV_OPT_DOUBLE ? "number"
+                           : o->type == TCONV_OPT_ENUM   ? o->choices
+                                                         : "text";
+        printf("    %-14s %-12s %s", o->name, type, o->help ? o->help : "");
+        if (o->default_value) printf(" (default: %s)", o->default_value);
+        printf("\n");
+    }
+}
+
+static int cli_help_plugin(const tconv_registry *r, const char *name)
+{
+    int found = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const tconv_plugin_desc *d = r->plugins[i].desc;
+        int whole = strcmp(d->name, name) == 0;
+        for (const tconv_reader_class *const *c = d->readers; c && *c; c++) {
+            if (!whole && strcmp((*c)->name, name) != 0) continue;
+            printf("reader %s (plugin %s, %s)\n  %s\n", (*c)->name, d->name, r->plugins[i].path,
+                   (*c)->description ? (*c)->description : "");
+            if ((*c)->extensions) printf("  file extensions: %s\n", (*c)->extensions);
+            cli_print_options((*c)->options, "-R");
+            found = 1;
+        }
+        for (const tconv_writer_class *const *c = d->writers; c && *c; c++) {
+            if (!whole && strcmp((*c)->name, name) != 0) continue;
+            printf("writer %s (plugin %s, %s)\n  %s\n", (*c)->name, d->name, r->plugins[i].path,
+                   (*c)->description ? (*c)->description : "");
+            if ((*c)->flags & TCONV_WRITER_DIRECTORY) printf("  writes a directory: -o DIR\n");
+            cli_print_options((*c)->options, "-W");
+            found = 1;
+        }
+    }
+    if (!found) {
+        fprintf(stderr, "tconv: no plugin, reader or writer named '%s'; readers: ", name);
+        cli_list_names(r, 0, stderr);
+        fprintf(stderr, "; writers: ");
+        cli_list_names(r, 1, stderr);
+        fprintf(stderr, "\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- choosing reader and writer --------------------------------------------------------- */
+
+static int cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *cli_writer_from_output(const char *out)
+{
+    static const struct {
+        const char *ext, *writer;
+    } map[] = {{".pb.gz", "pprof"},
+               {".pprof", "pprof"},
+               {".folded", "folded"},
+               {".csv", "csv"},
+               {".txt", "text"}};
+    for (size_t i = 0; out && i < sizeof(map) / sizeof(map[0]); i++)
+        if (cli_ends_with(out, map[i].ext)) return map[i].writer;
+    return NULL;
+}
+
+/* Does the input name end in one of the reader's extensions ("json|json.gz")? */
+static int cli_ext_matches(const tconv_reader_class *rc, const char *name)
+{
+    for (const char *p = rc->extensions; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        size_t n = strlen(name);
+        if (len < n && name[n - len - 1] == '.' && strncmp(name + n - len, p, len) == 0) return 1;
+        p = bar ? bar + 1 : p + len;
+    }
+    return 0;
+}
+
+static const tconv_reader_class *cli_detect(const tconv_registry *r, tconv_input *in)
+{
+    size_t len;
+    const unsigned char *head = tconv_input_peek(in, &len);
+    const tconv_reader_class *best = NULL;
+    int best_score = 0, best_ext = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        for (const tconv_reader_class *const *c = r->plugins[i].desc->readers; c && *c; c++) {
+            if (!(*c)->probe) continue;
+            int score = (*c)->probe(head, len);
+            int ext = cli_ext_matches(*c, tconv_input_name(in));
+            if (score > 0 && (score > best_score || (score == best_score && ext && !best_ext))) {
+                best = *c;
+                best_score = score;
+                best_ext = ext;
+            }
+        }
+    }
+    return best;
+}
+
+/* ---- progress --------------------------------------------------------------------------- */
+
+static double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- the conversion --------------------------------------------------------------------- */
+
+typedef struct cli_run {
+    const cli_args *a;
+    tconv_registry *reg;
+    const tconv_writer_class *wc;
+    tconv_options wopts;
+    tconv_ctx *ctx;
+} cli_run;
+
+static int cli_convert(cli_run *run)
+{
+    const cli_args *a = run->a;
+    tconv_ctx *ctx = run->ctx;
+    const tconv_writer_class *wc = run->wc;
+    char err[1024];
+    char *stdin_only[] = {"-"};
+    char **inputs = a->ninputs ? a->inputs : stdin_only;
+    size_t ninputs = a->ninputs ? a->ninputs : 1;
+
+    const tconv_reader_class *fixed = NULL;
+    if (a->reader && !(fixed = tconv_registry_reader(run->reg, a->reader, NULL))) {
+        fprintf(stderr, "tconv: unknown reader '%s'; available readers: ", a->reader);
+        cli_list_names(run->reg, 0, stderr);
+        fprintf(stderr, "\n");
+        return EXIT_USAGE;
+    }
+    /* Reader options are checked up front when the reader is known, so a typo costs nothing. */
+    char **ropts = tconv_xcalloc(a->nropts + 1, sizeof(char *));
+    size_t nropts = a->nropts;
+    memcpy(ropts, a->ropts, a->nropts * sizeof(char *));
+    if (a->strict) ropts[nropts++] = "strict=true";
+    tconv_options ro;
+    if (fixed) {
+        if (tconv_options_parse(&ro, fixed->options, ropts, nropts, err, sizeof(err)) < 0) {
+            tconv_options_free(&ro);
+            free(ropts);
+            fprintf(stderr, "tconv: reader %s: %s\n", fixed->name, err);
+            return EXIT_USAGE;
+        }
+        tconv_options_free(&ro);
+    }
+
+    tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
+                            a->force, (wc->flags & TCONV_WRITER_BINARY) != 0};
+    tconv_output *out = tconv_output_open(ctx, a->output, &oo);
+    if (!out) {
+        free(ropts);
+        return EXIT_CONVERT;
+    }
+    void *ws = NULL;
+    tconv_status st = wc->open(ctx, out, &run->wopts, &ws);
+    if (st != TCONV_OK) {
+        if (!tconv_error_pending(ctx))
+            tconv_error_set(ctx, "the %s writer failed to start", wc->name);
+        tconv_output_close(out);
+        free(ropts);
+        return EXIT_CONVERT;
+    }
+    tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
+    int rc = 0;
+    double t0 = cli_now();
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < ninputs && st == TCONV_OK && !rc; i++) {
+        tconv_ctx_set_input(ctx, (uint32_t)i);
+        tconv_input *in = tconv_input_open(ctx, inputs[i], (uint32_t)i);
+        if (!in) {
+            st = TCONV_FATAL;
+            break;
+        }
+        const tconv_reader_class *rc_ = fixed ? fixed : cli_detect(run->reg, in);
+        if (!rc_) {
+            if (tconv_error_pending(ctx)) {
+                st = TCONV_FATAL;
+            } else {
+                fprintf(stderr, "tconv: error: cannot tell the format of '%s'; tried readers: ",
+                        tconv_input_name(in));
+                cli_list_names(run->reg, 0, stderr);
+                fprintf(stderr, "\n  hint: name the format with -r READER\n");
+                rc = EXIT_CONVERT;
+            }
+            tconv_input_close(in);
+            break;
+        }
+        if (tconv_options_parse(&ro, rc_->options, ropts, nropts, err, sizeof(err)) < 0) {
+            fprintf(stderr, "tconv: reader %s: %s\n", rc_->name, err);
+            tconv_options_free(&ro);
+            tconv_input_close(in);
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (a->verbose)
+            fprintf(stderr, "tconv: reading '%s' with the %s reader\n", tconv_input_name(in),
+                    rc_->name);
+        st = rc_->read(ctx, in, &ro, sink);
+        if (st != TCONV_OK && !tconv_error_pending(ctx))
+            tconv_error_set(ctx, "%s: the %s reader failed without saying why",
+                            tconv_input_name(in), rc_->name);
+        bytes += tconv_input_raw_offset(in);
+        tconv_options_free(&ro);
+        tconv_input_close(in);
+    }
+    free(ropts);
+    if (st == TCONV_OK && !rc) {
+        st = tconv_sink_finish(sink);
+        if (st != TCONV_OK && !tconv_error_pending(ctx))
+            tconv_error_set(ctx, "the %s writer failed without saying why", wc->name);
+        if (st != TCONV_OK) tconv_error_wrap(ctx, "writing '%s' failed", tconv_output_name(out));
+    }
+    uint64_t nevents = tconv_sink_events(sink);
+    tconv_sink_free(sink);
+    wc->destroy(ws);
+    if (st == TCONV_OK && !rc && tconv_output_commit(out) != 0) st = TCONV_FATAL;
+    tconv_output_close(out); /* removes the temporary file or directory if not committed */
+    if (a->verbose) {
+        double dt = cli_now() - t0;
+        fprintf(stderr, "tconv: %llu events from %.1f MB in %.3f s (%.1f MB/s)\n",
+                (unsigned long long)nevents, (double)bytes / 1e6, dt,
+                dt > 0 ? (double)bytes / 1e6 / dt : 0.0);
+    }
+    if (rc) return rc;
+    return st == TCONV_OK ? 0 : EXIT_CONVERT;
+}
+
+static int cli_main(cli_args *a)
+{
+    if (a->help) {
+        cli_usage(stdout);
+        return 0;
+    }
+    if (a->version) {
+        printf("tconv %s (plugin ABI %d.%d)\n", TCONV_VERSION, TCONV_ABI_MAJOR, TCONV_ABI_MINOR);
+        return 0;
+    }
+    tconv_registry reg = {0};
+    reg.quiet = a->quiet;
+    reg.warn = stderr;
+    cli_load_plugins(&reg, a);
+    int rc = 0;
+    if (a->list) {
+        cli_list(&reg);
+    } else if (a->help_plugin) {
+        rc = cli_help_plugin(&reg, a->help_plugin);
+    } else {
+        cli_run run = {a, &reg, NULL, {0}, NULL};
+        const char *wname = a->writer ? a->writer : cli_writer_from_output(a->output);
+        char err[1024];
+        if (!wname) {
+            rc = cli_usage_error("%s", "no writer: give one with -w (writers: see --list), or an "
+                                       "-o name ending in .pb.gz, .pprof, .folded or .csv");
+        } else if (!(run.wc = tconv_registry_writer(&reg, wname, NULL))) {
+            fprintf(stderr, "tconv: unknown writer '%s'; available writers: ", wname);
+            cli_list_names(&reg, 1, stderr);
+            fprintf(stderr, "\n");
+            rc = EXIT_USAGE;
+        } else if (tconv_options_parse(&run.wopts, run.wc->options, a->wopts, a->nwopts, err,
+                                       sizeof(err)) < 0) {
+            fprintf(stderr, "tconv: writer %s: %s\n", run.wc->name, err);
+            rc = EXIT_USAGE;
+        } else if ((run.wc->flags & TCONV_WRITER_DIRECTORY) &&
+                   (!a->output || strcmp(a->output, "-") == 0)) {
+            rc = cli_usage_error("the %s writer writes a directory: give it with -o DIR",
+                                 run.wc->name);
+        } else {
+            run.ctx = tconv_ctx_new();
+            tconv_ctx_set_verbosity(run.ctx, a->quiet ? -1 : a->verbose);
+            rc = cli_convert(&run);
+            if (!a->quiet) tconv_warning_print(run.ctx, stderr);
+            if (rc == EXIT_CONVERT && tconv_error_pending(run.ctx))
+                tconv_error_print(run.ctx, stderr);
+            tconv_ctx_free(run.ctx);
+        }
+        tconv_options_free(&run.wopts);
+    }
+    tconv_registry_free(&reg);
+    return rc;
+}
+
+TCONV_API int tconv_cli_main(int argc, char **argv);
+
+TCONV_API int tconv_cli_main(int argc, char **argv)
+{
+    cli_args a = {0};
+    int rc = cli_parse(argc, argv, &a);
+    if (rc == 0) rc = cli_main(&a);
+    free(a.ropts);
+    free(a.wopts);
+    free(a.plugin_paths);
+    free(a.inputs);
+    return rc;
+}

@@ -1,0 +1,107 @@
+/* The run context: owns the tables every plugin shares for one conversion. */
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const ctx_kind_names[TCONV_EV_KIND_MAX] = {
+    [TCONV_EV_BEGIN] = "begin",         [TCONV_EV_END] = "end",
+    [TCONV_EV_COMPLETE] = "complete",   [TCONV_EV_INSTANT] = "instant",
+    [TCONV_EV_COUNTER] = "counter",     [TCONV_EV_FLOW_START] = "flow-start",
+    [TCONV_EV_FLOW_STEP] = "flow-step", [TCONV_EV_FLOW_END] = "flow-end",
+    [TCONV_EV_METADATA] = "metadata",   [TCONV_EV_SAMPLE] = "sample",
+};
+
+TCONV_API const char *tconv_event_kind_name(unsigned kind)
+{
+    return kind < TCONV_EV_KIND_MAX && ctx_kind_names[kind] ? ctx_kind_names[kind] : "unknown";
+}
+
+tconv_ctx *tconv_ctx_new(void)
+{
+    tconv_ctx *ctx = tconv_xcalloc(1, sizeof(*ctx));
+    tconv_strtab_init(&ctx->strings);
+    return ctx;
+}
+
+static void ctx_free_stypes(tconv_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->nstypes; i++) {
+        free((char *)ctx->stypes[i].type);
+        free((char *)ctx->stypes[i].unit);
+    }
+    free(ctx->stypes);
+    ctx->stypes = NULL;
+    ctx->nstypes = 0;
+}
+
+void tconv_ctx_free(tconv_ctx *ctx)
+{
+    if (!ctx) return;
+    tconv_strtab_free(&ctx->strings);
+    tconv_tracktab_free(&ctx->tracks);
+    tconv_error_clear(ctx);
+    for (size_t i = 0; i < ctx->nwarnings; i++) {
+        free(ctx->warnings[i].kind);
+        free(ctx->warnings[i].first);
+    }
+    free(ctx->warnings);
+    ctx_free_stypes(ctx);
+    free(ctx);
+}
+
+void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input)
+{
+    ctx->input = input;
+}
+
+void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v)
+{
+    ctx->verbosity = v;
+}
+
+TCONV_API int tconv_ctx_verbosity(const tconv_ctx *ctx)
+{
+    return ctx->verbosity;
+}
+
+void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t)
+{
+    if (!ctx->have_bounds) {
+        ctx->first_ns = ctx->last_ns = t;
+        ctx->have_bounds = 1;
+    } else if (t < ctx->first_ns) {
+        ctx->first_ns = t;
+    } else if (t > ctx->last_ns) {
+        ctx->last_ns = t;
+    }
+}
+
+TCONV_API int tconv_ctx_bounds(const tconv_ctx *ctx, int64_t *first_ns, int64_t *last_ns)
+{
+    *first_ns = ctx->have_bounds ? ctx->first_ns : 0;
+    *last_ns = ctx->have_bounds ? ctx->last_ns : 0;
+    return ctx->have_bounds;
+}
+
+TCONV_API int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample_type *types,
+                                    size_t default_index)
+{
+    if (n == 0 || default_index >= n) return -1;
+    ctx_free_stypes(ctx);
+    ctx->stypes = tconv_xcalloc(n, sizeof(*ctx->stypes));
+    for (size_t i = 0; i < n; i++) {
+        ctx->stypes[i].type = tconv_xstrdup(types[i].type ? types[i].type : "");
+        ctx->stypes[i].unit = tconv_xstrdup(types[i].unit ? types[i].unit : "");
+    }
+    ctx->nstypes = n;
+    ctx->stype_default = default_index;
+    return 0;
+}
+
+TCONV_API const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
+                                                         size_t *default_index)
+{
+    if (n) *n = ctx->nstypes;
+    if (default_index) *default_index = ctx->stype_default;
+    return ctx->stypes;
+}

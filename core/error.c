@@ -1,0 +1,129 @@
+/* Errors carry a chain of causes, outermost first, so "could not read x.json" can say why down to
+ * "x.json:1234: expected ','". Warnings are counted per kind and summarised once. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static char *error_vformat(const char *prefix, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    size_t plen = prefix ? strlen(prefix) : 0;
+    char *s = tconv_xmalloc(plen + (size_t)(n < 0 ? 0 : n) + 1);
+    if (plen) memcpy(s, prefix, plen);
+    vsnprintf(s + plen, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+    return s;
+}
+
+TCONV_API void tconv_error_clear(tconv_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->nerrors; i++)
+        free(ctx->errors[i]);
+    free(ctx->errors);
+    ctx->errors = NULL;
+    ctx->nerrors = 0;
+}
+
+static void error_push_front(tconv_ctx *ctx, char *msg)
+{
+    ctx->errors = tconv_xrealloc(ctx->errors, (ctx->nerrors + 1) * sizeof(*ctx->errors));
+    memmove(ctx->errors + 1, ctx->errors, ctx->nerrors * sizeof(*ctx->errors));
+    ctx->errors[0] = msg;
+    ctx->nerrors++;
+}
+
+TCONV_API void tconv_error_set(tconv_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    tconv_error_clear(ctx);
+    error_push_front(ctx, msg);
+}
+
+TCONV_API void tconv_error_at(tconv_ctx *ctx, const char *name, uint64_t offset, const char *fmt,
+                              ...)
+{
+    char prefix[4096];
+    snprintf(prefix, sizeof(prefix), "%s:%llu: ", name ? name : "<input>",
+             (unsigned long long)offset);
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = error_vformat(prefix, fmt, ap);
+    va_end(ap);
+    tconv_error_clear(ctx);
+    error_push_front(ctx, msg);
+}
+
+TCONV_API void tconv_error_wrap(tconv_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    error_push_front(ctx, msg);
+}
+
+TCONV_API int tconv_error_pending(const tconv_ctx *ctx)
+{
+    return ctx->nerrors > 0;
+}
+
+TCONV_API const char *const *tconv_error_chain(const tconv_ctx *ctx, size_t *n)
+{
+    *n = ctx->nerrors;
+    return (const char *const *)ctx->errors;
+}
+
+void tconv_error_print(const tconv_ctx *ctx, FILE *f)
+{
+    if (!ctx->nerrors) {
+        fprintf(f, "tconv: error: conversion failed (no reason was given)\n");
+        return;
+    }
+    fprintf(f, "tconv: error: %s\n", ctx->errors[0]);
+    for (size_t i = 1; i < ctx->nerrors; i++)
+        fprintf(f, "  caused by: %s\n", ctx->errors[i]);
+}
+
+TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *fmt, ...)
+{
+    for (size_t i = ctx->nwarnings; i-- > 0;) {
+        if (strcmp(ctx->warnings[i].kind, kind) == 0) {
+            ctx->warnings[i].count++;
+            return;
+        }
+    }
+    TCONV_GROW(ctx->warnings, ctx->capwarnings, ctx->nwarnings + 1);
+    tconv_warning *w = &ctx->warnings[ctx->nwarnings++];
+    va_list ap;
+    va_start(ap, fmt);
+    w->first = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    w->kind = tconv_xstrdup(kind);
+    w->count = 1;
+}
+
+TCONV_API uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind)
+{
+    for (size_t i = 0; i < ctx->nwarnings; i++)
+        if (strcmp(ctx->warnings[i].kind, kind) == 0) return ctx->warnings[i].count;
+    return 0;
+}
+
+void tconv_warning_print(const tconv_ctx *ctx, FILE *f)
+{
+    for (size_t i = 0; i < ctx->nwarnings; i++) {
+        const tconv_warning *w = &ctx->warnings[i];
+        if (w->count == 1)
+            fprintf(f, "tconv: warning: %s [%s]\n", w->first, w->kind);
+        else
+            fprintf(f, "tconv: warning: %s [%s, %llu times; first shown]\n", w->first, w->kind,
+                    (unsigned long long)w->count);
+    }
+}

@@ -1,0 +1,264 @@
+/* The input layer: a file or stdin, gzip recognised by its magic bytes (not its name) and
+ * inflated as a stream, so a reader sees the same bytes either way and memory stays flat. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+enum { INPUT_RAW_CAP = 256 * 1024, INPUT_BUF_CAP = 512 * 1024, INPUT_PEEK = 4096 };
+
+struct tconv_input {
+    tconv_ctx *ctx;
+    char *name;
+    int fd;
+    uint32_t index;
+    int gz, zinit, raw_eof, eof, failed;
+    z_stream zs;
+    unsigned char *raw;
+    size_t raw_pos, raw_len;
+    unsigned char *buf;
+    size_t pos, len;
+    uint64_t offset, raw_total, line;
+    char *lbuf;
+    size_t lcap;
+};
+
+static int input_fail(tconv_input *in, const char *what)
+{
+    in->failed = 1;
+    tconv_error_set(in->ctx, "%s: %s", in->name, what);
+    return -1;
+}
+
+/* Read more compressed (or plain) bytes into raw[]; 0 at end of file. */
+static ssize_t input_read_raw(tconv_input *in)
+{
+    if (in->raw_pos < in->raw_len)
+        memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
+    in->raw_len -= in->raw_pos;
+    in->raw_pos = 0;
+    for (;;) {
+        ssize_t n = read(in->fd, in->raw + in->raw_len, INPUT_RAW_CAP - in->raw_len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return input_fail(in, strerror(errno));
+        if (n == 0) in->raw_eof = 1;
+        in->raw_len += (size_t)n;
+        in->raw_total += (uint64_t)n;
+        return n;
+    }
+}
+
+/* Append decompressed bytes after buf[len]; returns bytes added, 0 at end, -1 on error. */
+static ssize_t input_fill(tconv_input *in)
+{
+    if (in->failed) return -1;
+    if (in->eof) return 0;
+    if (in->pos > 0) {
+        memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+        in->len -= in->pos;
+        in->pos = 0;
+    }
+    size_t room = INPUT_BUF_CAP - in->len;
+    if (!room) return 0;
+    if (!in->gz) {
+        if (in->raw_pos == in->raw_len && !in->raw_eof && input_read_raw(in) < 0) return -1;
+        size_t n = in->raw_len - in->raw_pos;
+        if (n == 0) {
+            in->eof = 1;
+            return 0;
+        }
+        if (n > room) n = room;
+        memcpy(in->buf + in->len, in->raw + in->raw_pos, n);
+        in->raw_pos += n;
+        in->len += n;
+        return (ssize_t)n;
+    }
+    size_t before = in->len;
+    while (in->len == before) {
+        if (in->raw_pos == in->raw_len) {
+            if (in->raw_eof) {
+                if (in->zinit == 2) { /* ended cleanly on a member boundary */
+                    in->eof = 1;
+                    return 0;
+                }
+                return input_fail(in, "unexpected end of gzip data (the file is truncated)");
+            }
+            if (input_read_raw(in) < 0) return -1;
+            continue;
+        }
+        if (in->zinit == 2) { /* another gzip member follows: inflate it too, like gzip -d */
+            if (inflateReset(&in->zs) != Z_OK) return input_fail(in, "zlib reset failed");
+            in->zinit = 1;
+        }
+        in->zs.next_in = in->raw + in->raw_pos;
+        in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
+        in->zs.next_out = in->buf + in->len;
+        in->zs.avail_out = (uInt)(INPUT_BUF_CAP - in->len);
+        int rc = inflate(&in->zs, Z_NO_FLUSH);
+        in->raw_pos = in->raw_len - in->zs.avail_in;
+        in->len = INPUT_BUF_CAP - in->zs.avail_out;
+        if (rc == Z_STREAM_END) {
+            in->zinit = 2;
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "invalid gzip data at compressed byte %llu: %s",
+                     (unsigned long long)(in->raw_total - (in->raw_len - in->raw_pos)),
+                     in->zs.msg ? in->zs.msg : "corrupt stream");
+            return input_fail(in, msg);
+        }
+        if (in->zinit == 2 && in->raw_pos == in->raw_len && !in->raw_eof && input_read_raw(in) < 0)
+            return -1;
+    }
+    return (ssize_t)(in->len - before);
+}
+
+tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index)
+{
+    int is_stdin = !path || strcmp(path, "-") == 0;
+    int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        tconv_error_set(ctx, "cannot open input '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    tconv_input *in = tconv_xcalloc(1, sizeof(*in));
+    in->ctx = ctx;
+    in->fd = fd;
+    in->index = index;
+    in->name = tconv_xstrdup(is_stdin ? "<stdin>" : path);
+    in->raw = tconv_xmalloc(INPUT_RAW_CAP);
+    in->buf = tconv_xmalloc(INPUT_BUF_CAP + 1);
+    while (in->raw_len < 2 && !in->raw_eof) {
+        if (input_read_raw(in) < 0) {
+            if (errno == EISDIR)
+                tconv_error_set(ctx, "input '%s' is a directory; give a file", path);
+            tconv_input_close(in);
+            return NULL;
+        }
+    }
+    if (in->raw_len >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+        in->gz = 1;
+        if (inflateInit2(&in->zs, 15 + 16) != Z_OK) {
+            tconv_error_set(ctx, "%s: cannot initialise zlib", in->name);
+            tconv_input_close(in);
+            return NULL;
+        }
+        in->zinit = 1;
+    }
+    return in;
+}
+
+void tconv_input_close(tconv_input *in)
+{
+    if (!in) return;
+    if (in->zinit) inflateEnd(&in->zs);
+    if (in->fd > 0) close(in->fd);
+    free(in->name);
+    free(in->raw);
+    free(in->buf);
+    free(in->lbuf);
+    free(in);
+}
+
+TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
+{
+    if (in->pos == in->len) {
+        ssize_t r = input_fill(in);
+        if (r <= 0) return r;
+    }
+    size_t n = in->len - in->pos;
+    if (n > cap) n = cap;
+    memcpy(dst, in->buf + in->pos, n);
+    in->pos += n;
+    in->offset += n;
+    return (ssize_t)n;
+}
+
+/* Move the buffered bytes to the long-line buffer. */
+static void input_spill(tconv_input *in, size_t *have, size_t n)
+{
+    TCONV_GROW(in->lbuf, in->lcap, *have + n + 1);
+    memcpy(in->lbuf + *have, in->buf + in->pos, n);
+    *have += n;
+    in->pos += n;
+    in->offset += n;
+}
+
+static const char *input_line_done(tconv_input *in, char *s, size_t n, size_t *len)
+{
+    in->line++;
+    if (n && s[n - 1] == '\r') n--;
+    s[n] = 0;
+    *len = n;
+    return s;
+}
+
+TCONV_API const char *tconv_input_getline(tconv_input *in, size_t *len)
+{
+    size_t have = 0; /* bytes of this line already in lbuf */
+    for (;;) {
+        size_t avail = in->len - in->pos;
+        unsigned char *start = in->buf + in->pos;
+        unsigned char *nl = memchr(start, '\n', avail);
+        if (nl) {
+            size_t n = (size_t)(nl - start);
+            if (!have) { /* the common case: the whole line is in buf, return it in place */
+                in->pos += n + 1;
+                in->offset += n + 1;
+                return input_line_done(in, (char *)start, n, len);
+            }
+            input_spill(in, &have, n);
+            in->pos++;
+            in->offset++;
+            return input_line_done(in, in->lbuf, have, len);
+        }
+        if (have || (in->pos == 0 && in->len == INPUT_BUF_CAP)) input_spill(in, &have, avail);
+        ssize_t r = input_fill(in);
+        if (r < 0) return NULL;
+        if (r == 0) {
+            if (in->len > in->pos) input_spill(in, &have, in->len - in->pos);
+            if (!have) return NULL;
+            return input_line_done(in, in->lbuf, have, len);
+        }
+    }
+}
+
+TCONV_API const unsigned char *tconv_input_peek(tconv_input *in, size_t *len)
+{
+    while (in->len - in->pos < INPUT_PEEK && !in->eof && !in->failed)
+        if (input_fill(in) <= 0) break;
+    *len = in->len - in->pos;
+    return in->buf + in->pos;
+}
+
+TCONV_API const char *tconv_input_name(const tconv_input *in)
+{
+    return in->name;
+}
+
+TCONV_API uint64_t tconv_input_offset(const tconv_input *in)
+{
+    return in->offset;
+}
+
+TCONV_API uint64_t tconv_input_line(const tconv_input *in)
+{
+    return in->line;
+}
+
+TCONV_API int tconv_input_is_gzip(const tconv_input *in)
+{
+    return in->gz;
+}
+
+TCONV_API uint64_t tconv_input_raw_offset(const tconv_input *in)
+{
+    return in->raw_total;
+}
+
+TCONV_API uint32_t tconv_input_index(const tconv_input *in)
+{
+    return in->index;
+}

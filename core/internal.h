@@ -1,0 +1,163 @@
+/* Core internals shared between core/ files; never installed. */
+#ifndef TCONV_INTERNAL_H
+#define TCONV_INTERNAL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tconv/tconv.h"
+
+#define TCONV_API __attribute__((visibility("default")))
+
+/* ---- allocation: out of memory is not a recoverable condition for a converter ---- */
+void *tconv_xmalloc(size_t n);
+void *tconv_xcalloc(size_t n, size_t size);
+void *tconv_xrealloc(void *p, size_t n);
+char *tconv_xstrdup(const char *s);
+/* Grow *p (of *cap elements of size) to hold at least need elements. */
+void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
+#define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* ---- arena: many small copies freed together ---- */
+typedef struct tconv_arena {
+    struct tconv_arena_chunk *head;
+    size_t total;
+} tconv_arena;
+void *tconv_arena_alloc(tconv_arena *a, size_t n);
+void *tconv_arena_dup(tconv_arena *a, const void *p, size_t n);
+void tconv_arena_free(tconv_arena *a);
+
+/* ---- strings ---- */
+typedef struct tconv_strtab {
+    tconv_arena arena;
+    const char **str;
+    uint32_t *len;
+    uint32_t *hash;
+    size_t n, cap;
+    uint32_t *slots; /* open addressing: id+1, 0 = empty */
+    size_t nslots;
+} tconv_strtab;
+void tconv_strtab_init(tconv_strtab *t);
+void tconv_strtab_free(tconv_strtab *t);
+
+/* ---- tracks ---- */
+typedef struct tconv_tracktab {
+    tconv_track *tracks;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots;
+} tconv_tracktab;
+void tconv_tracktab_free(tconv_tracktab *t);
+
+/* ---- warnings ---- */
+typedef struct tconv_warning {
+    char *kind;
+    char *first;
+    uint64_t count;
+} tconv_warning;
+
+struct tconv_ctx {
+    tconv_strtab strings;
+    tconv_tracktab tracks;
+    char **errors; /* outermost first */
+    size_t nerrors;
+    tconv_warning *warnings;
+    size_t nwarnings, capwarnings;
+    tconv_sample_type *stypes;
+    size_t nstypes, stype_default;
+    uint32_t input; /* index of the input being read */
+    int verbosity;
+    int have_bounds;
+    int64_t first_ns, last_ns;
+};
+
+tconv_ctx *tconv_ctx_new(void);
+void tconv_ctx_free(tconv_ctx *ctx);
+void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
+void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v);
+void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t);
+/* Print the warning summary (one line per kind) to f. */
+void tconv_warning_print(const tconv_ctx *ctx, FILE *f);
+/* Print the error chain as "tconv: error: ..." and "  caused by: ..." lines. */
+void tconv_error_print(const tconv_ctx *ctx, FILE *f);
+/* Record metadata that names tracks. */
+void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
+
+/* ---- options ---- */
+struct tconv_options {
+    const tconv_option_desc *desc;
+    char **names, **values; /* user-given, validated */
+    size_t n;
+};
+/* Parse "key=val" strings against desc. On error, writes a message to err and returns -1. */
+int tconv_options_parse(tconv_options *o, const tconv_option_desc *desc, char *const *kv, size_t n,
+                        char *err, size_t errcap);
+void tconv_options_free(tconv_options *o);
+int tconv_option_value_check(const tconv_option_desc *d, const char *val);
+
+/* ---- input ---- */
+tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index);
+void tconv_input_close(tconv_input *in);
+
+/* ---- output ---- */
+enum { TCONV_OUT_STREAM = 0, TCONV_OUT_DIR = 1 };
+typedef struct tconv_output_opts {
+    int mode;
+    int force;
+    int binary; /* refuse a terminal */
+} tconv_output_opts;
+tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_output_opts *o);
+/* Flush and move into place. */
+int tconv_output_commit(tconv_output *out);
+/* Remove whatever was created; the old file (if any) is left untouched. */
+void tconv_output_abort(tconv_output *out);
+void tconv_output_close(tconv_output *out);
+uint64_t tconv_output_bytes(const tconv_output *out);
+
+/* ---- pipeline: the sink readers push into, feeding the writer through the stages ---- */
+tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate);
+/* Flush the stages and finish the writer. */
+tconv_status tconv_sink_finish(tconv_sink *s);
+void tconv_sink_free(tconv_sink *s);
+uint64_t tconv_sink_events(const tconv_sink *s);
+
+/* Per-track ordering stage. Buffers events; at flush emits them per track in (start, longer
+ * first, input order), COMPLETE as BEGIN/END, nesting repaired with counted warnings. */
+typedef tconv_status (*tconv_emit_fn)(void *user, const tconv_event *ev);
+typedef struct tconv_order tconv_order;
+tconv_order *tconv_order_new(tconv_ctx *ctx);
+tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev);
+tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user);
+void tconv_order_free(tconv_order *o);
+size_t tconv_order_bytes(const tconv_order *o);
+
+/* Stack stage: consumes the ordered stream, emits one SAMPLE per span with its self time. */
+typedef struct tconv_stack tconv_stack;
+tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user);
+tconv_status tconv_stack_event(void *stack, const tconv_event *ev);
+void tconv_stack_free(tconv_stack *s);
+extern const tconv_sample_type tconv_stack_sample_types[2];
+
+/* ---- plugin registry / loader ---- */
+typedef struct tconv_plugin {
+    char *path;
+    const tconv_plugin_desc *desc;
+    void *handle; /* lt_dlhandle, or NULL for built-ins */
+} tconv_plugin;
+
+typedef struct tconv_registry {
+    tconv_plugin *plugins;
+    size_t n, cap;
+    int quiet;
+    FILE *warn; /* where load warnings go */
+    int nwarnings;
+} tconv_registry;
+
+int tconv_registry_load_dir(tconv_registry *r, const char *dir);
+void tconv_registry_free(tconv_registry *r);
+const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
+                                                const tconv_plugin **owner);
+const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,
+                                                const tconv_plugin **owner);
+
+#endif

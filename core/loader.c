@@ -1,0 +1,165 @@
+/* The plugin loader: the only file that knows about libltdl. Each plugin is opened with local
+ * symbol scope (so every plugin can export the same entry symbol) and checked before use; a
+ * broken plugin costs one warning naming the file and the reason, never the run. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <ltdl.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int loader_users;
+
+static int loader_is_plugin(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && e->d_name[0] != '.';
+}
+
+static void loader_warn(tconv_registry *r, const char *path, const char *fmt, const char *a,
+                        const char *b)
+{
+    r->nwarnings++;
+    if (r->quiet || !r->warn) return;
+    fprintf(r->warn, "tconv: warning: skipping plugin '%s': ", path);
+    fprintf(r->warn, fmt, a, b);
+    fputc('\n', r->warn);
+}
+
+/* libltdl only says "file not found" when loading fails, whatever the reason; dlopen itself
+ * tells the truth (an undefined symbol, a bad ELF header), so ask it. */
+static void loader_explain(tconv_registry *r, const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        dlclose(h);
+        loader_warn(r, path, "cannot be loaded (%s)", lt_dlerror(), "");
+        return;
+    }
+    const char *why = dlerror();
+    loader_warn(r, path, "not a loadable shared object: %s%s", why ? why : "unknown reason",
+                strstr(why ? why : "", "undefined symbol")
+                    ? " (the plugin needs a symbol that neither tconv nor its libraries provide)"
+                    : "");
+}
+
+static int loader_has_name(const tconv_registry *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->plugins[i].desc->name, name) == 0) return 1;
+    return 0;
+}
+
+static void loader_try(tconv_registry *r, const char *path)
+{
+    lt_dladvise adv;
+    lt_dladvise_init(&adv);
+    lt_dladvise_local(&adv);
+    lt_dlhandle h = lt_dlopenadvise(path, adv);
+    lt_dladvise_destroy(&adv);
+    if (!h) {
+        loader_explain(r, path);
+        return;
+    }
+    tconv_plugin_entry_fn entry;
+    void *sym = lt_dlsym(h, TCONV_PLUGIN_ENTRY);
+    memcpy(&entry, &sym, sizeof(entry));
+    if (!sym) {
+        loader_warn(r, path,
+                    "no entry point '%s' (is it a tconv plugin? plugins define it with "
+                    "TCONV_PLUGIN())%s",
+                    TCONV_PLUGIN_ENTRY, "");
+        lt_dlclose(h);
+        return;
+    }
+    const tconv_plugin_desc *d = entry();
+    char have[64], want[64];
+    if (!d || d->struct_size < offsetof(tconv_plugin_desc, writers) + sizeof(d->writers) ||
+        !d->name) {
+        loader_warn(r, path, "its descriptor is invalid (NULL, too small or unnamed)%s%s", "", "");
+        lt_dlclose(h);
+        return;
+    }
+    snprintf(have, sizeof(have), "%u.%u", (unsigned)d->abi_major, (unsigned)d->abi_minor);
+    snprintf(want, sizeof(want), "%u.%u", TCONV_ABI_MAJOR, TCONV_ABI_MINOR);
+    if (d->abi_major != TCONV_ABI_MAJOR) {
+        loader_warn(r, path,
+                    "built for plugin ABI %s, but this tconv has ABI %s (rebuild the "
+                    "plugin against this tconv's headers)",
+                    have, want);
+        lt_dlclose(h);
+        return;
+    }
+    if (d->abi_minor > TCONV_ABI_MINOR) {
+        loader_warn(r, path, "needs plugin ABI %s, newer than this tconv's %s (upgrade tconv)",
+                    have, want);
+        lt_dlclose(h);
+        return;
+    }
+    if (loader_has_name(r, d->name)) {
+        /* Search order is priority order: the first plugin of a name wins. */
+        if (!r->quiet && r->warn && getenv("TCONV_DEBUG"))
+            fprintf(r->warn, "tconv: note: plugin '%s' at '%s' is shadowed by an earlier one\n",
+                    d->name, path);
+        lt_dlclose(h);
+        return;
+    }
+    TCONV_GROW(r->plugins, r->cap, r->n + 1);
+    r->plugins[r->n++] = (tconv_plugin){tconv_xstrdup(path), d, h};
+}
+
+int tconv_registry_load_dir(tconv_registry *r, const char *dir)
+{
+    if (!loader_users++ && lt_dlinit() != 0) {
+        fprintf(stderr, "tconv: error: cannot initialise libltdl: %s\n", lt_dlerror());
+        return -1;
+    }
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, loader_is_plugin, alphasort);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(list[i]->d_name) + 2;
+        char *path = tconv_xmalloc(len);
+        snprintf(path, len, "%s/%s", dir, list[i]->d_name);
+        loader_try(r, path);
+        free(path);
+        free(list[i]);
+    }
+    free(list);
+    return n < 0 ? -1 : 0;
+}
+
+void tconv_registry_free(tconv_registry *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->plugins[i].handle) lt_dlclose(r->plugins[i].handle);
+        free(r->plugins[i].path);
+    }
+    free(r->plugins);
+    r->plugins = NULL;
+    r->n = r->cap = 0;
+    if (loader_users && !--loader_users) lt_dlexit();
+}
+
+const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
+                                                const tconv_plugin **owner)
+{
+    for (size_t i = 0; i < r->n; i++)
+        for (const tconv_reader_class *const *c = r->plugins[i].desc->readers; c && *c; c++)
+            if (strcmp((*c)->name, name) == 0) {
+                if (owner) *owner = &r->plugins[i];
+                return *c;
+            }
+    return NULL;
+}
+
+const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,
+                                                const tconv_plugin **owner)
+{
+    for (size_t i = 0; i < r->n; i++)
+        for (const tconv_writer_class *const *c = r->plugins[i].desc->writers; c && *c; c++)
+            if (strcmp((*c)->name, name) == 0) {
+                if (owner) *owner = &r->plugins[i];
+                return *c;
+            }
+    return NULL;
+}

@@ -1,0 +1,249 @@
+/* The ordering stage, for writers that need each track time-ordered and properly nested (OTF2,
+ * the stack stage). It buffers the stream, then per track:
+ *   - pairs BEGIN/END in time order by a stack (an END closes the innermost open span, whatever
+ *     its name, as trace viewers do),
+ *   - orders spans by (start, longer first, input order), so a parent that starts at the same
+ *     time as its child still encloses it, whatever order the file listed them in,
+ *   - repairs what cannot nest: a child that ends after its parent is clipped to the parent's
+ *     end, a BEGIN never closed is closed at the track's last time, an END with nothing open is
+ *     dropped; each repair is a counted warning and the span carries TCONV_EVF_REPAIRED,
+ *   - interleaves point events (instants, counters, flows, samples) by time: at equal times
+ *     ends come first, then begins, then points, so a point at a span's start lies inside it. */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct order_span {
+    int64_t ts, end;
+    uint64_t seq;
+    size_t ev;     /* index of the BEGIN or COMPLETE event */
+    size_t end_ev; /* index of the END event, or SIZE_MAX */
+} order_span;
+
+struct tconv_order {
+    tconv_ctx *ctx;
+    tconv_event *ev;
+    size_t n, cap;
+    tconv_arena arena;
+};
+
+tconv_order *tconv_order_new(tconv_ctx *ctx)
+{
+    tconv_order *o = tconv_xcalloc(1, sizeof(*o));
+    o->ctx = ctx;
+    return o;
+}
+
+void tconv_order_free(tconv_order *o)
+{
+    if (!o) return;
+    free(o->ev);
+    tconv_arena_free(&o->arena);
+    free(o);
+}
+
+size_t tconv_order_bytes(const tconv_order *o)
+{
+    return o->cap * sizeof(*o->ev) + o->arena.total;
+}
+
+tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
+{
+    TCONV_GROW(o->ev, o->cap, o->n + 1);
+    tconv_event *e = &o->ev[o->n++];
+    *e = *ev;
+    e->args = tconv_arena_dup(&o->arena, ev->args, ev->nargs * sizeof(*ev->args));
+    e->frames = tconv_arena_dup(&o->arena, ev->frames, ev->nframes * sizeof(*ev->frames));
+    e->values = tconv_arena_dup(&o->arena, ev->values, ev->nvalues * sizeof(*ev->values));
+    return TCONV_OK;
+}
+
+/* Sort helpers: qsort is not stable, so every comparison ends on the unique input sequence. */
+static const tconv_event *order_sort_ev;
+
+static int order_cmp_time(const void *a, const void *b)
+{
+    const tconv_event *x = &order_sort_ev[*(const size_t *)a];
+    const tconv_event *y = &order_sort_ev[*(const size_t *)b];
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int order_cmp_span(const void *a, const void *b)
+{
+    const order_span *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->end != y->end) return x->end > y->end ? -1 : 1; /* longer first */
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+typedef struct order_run {
+    tconv_order *o;
+    tconv_emit_fn emit;
+    void *user;
+    const size_t *points;
+    size_t npoints, pi;
+    tconv_status st;
+} order_run;
+
+/* Emit the point events before time t (strictly), keeping their order. */
+static void order_points_before(order_run *r, int64_t t, int inclusive)
+{
+    while (r->st == TCONV_OK && r->pi < r->npoints) {
+        const tconv_event *p = &r->o->ev[r->points[r->pi]];
+        if (p->ts > t || (p->ts == t && !inclusive)) break;
+        r->st = r->emit(r->user, p);
+        r->pi++;
+    }
+}
+
+static void order_emit_begin(order_run *r, const order_span *s)
+{
+    const tconv_event *src = &r->o->ev[s->ev];
+    tconv_event e = *src;
+    e.kind = TCONV_EV_BEGIN;
+    e.dur = 0;
+    if (s->end_ev != SIZE_MAX) {
+        /* Chrome merges the END's args into the slice: keep both. */
+        const tconv_event *end = &r->o->ev[s->end_ev];
+        if (!e.name) e.name = end->name;
+        if (!e.cat) e.cat = end->cat;
+        if (end->nargs) {
+            tconv_arg *args =
+                tconv_arena_alloc(&r->o->arena, (e.nargs + end->nargs) * sizeof(*args));
+            if (e.nargs) memcpy(args, e.args, e.nargs * sizeof(*args));
+            memcpy(args + e.nargs, end->args, end->nargs * sizeof(*args));
+            e.args = args;
+            e.nargs += end->nargs;
+        }
+    }
+    if (r->st == TCONV_OK) r->st = r->emit(r->user, &e);
+}
+
+static void order_emit_end(order_run *r, const order_span *s)
+{
+    const tconv_event *src = &r->o->ev[s->ev];
+    tconv_event e = TCONV_EVENT_INIT;
+    e.kind = TCONV_EV_END;
+    e.flags = src->flags;
+    e.track = src->track;
+    e.name = src->name;
+    e.cat = src->cat;
+    e.id = src->id;
+    e.ts = s->end;
+    e.input = src->input;
+    e.seq = src->seq;
+    if (r->st == TCONV_OK) r->st = r->emit(r->user, &e);
+}
+
+static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emit_fn emit,
+                                void *user)
+{
+    tconv_ctx *ctx = o->ctx;
+    order_sort_ev = o->ev;
+    qsort(idx, n, sizeof(*idx), order_cmp_time);
+
+    order_span *spans = tconv_xmalloc((n ? n : 1) * sizeof(*spans));
+    size_t *open = tconv_xmalloc((n ? n : 1) * sizeof(*open));
+    size_t *points = tconv_xmalloc((n ? n : 1) * sizeof(*points));
+    size_t nspans = 0, nopen = 0, npoints = 0;
+    int64_t last = INT64_MIN;
+
+    for (size_t k = 0; k < n; k++) {
+        tconv_event *e = &o->ev[idx[k]];
+        int64_t end = e->kind == TCONV_EV_COMPLETE ? e->ts + (e->dur > 0 ? e->dur : 0) : e->ts;
+        if (end > last) last = end;
+        switch (e->kind) {
+        case TCONV_EV_COMPLETE:
+            spans[nspans++] = (order_span){e->ts, end, e->seq, idx[k], SIZE_MAX};
+            break;
+        case TCONV_EV_BEGIN:
+            open[nopen++] = idx[k];
+            break;
+        case TCONV_EV_END:
+            if (!nopen) {
+                tconv_warning_add(ctx, "order.end-without-begin",
+                                  "an end event at %lld ns on track %u has no open span; dropped",
+                                  (long long)e->ts, e->track);
+                break;
+            }
+            {
+                const tconv_event *b = &o->ev[open[--nopen]];
+                spans[nspans++] = (order_span){b->ts, e->ts, b->seq, open[nopen], idx[k]};
+            }
+            break;
+        default:
+            points[npoints++] = idx[k];
+        }
+    }
+    while (nopen) {
+        const tconv_event *b = &o->ev[open[--nopen]];
+        tconv_warning_add(ctx, "order.unclosed-span",
+                          "span '%s' begun at %lld ns on track %u is never ended; closed at the "
+                          "track's last time",
+                          tconv_string_get(ctx, b->name), (long long)b->ts, b->track);
+        o->ev[open[nopen]].flags |= TCONV_EVF_REPAIRED;
+        spans[nspans++] = (order_span){b->ts, last, b->seq, open[nopen], SIZE_MAX};
+    }
+    qsort(spans, nspans, sizeof(*spans), order_cmp_span);
+
+    order_run r = {o, emit, user, points, npoints, 0, TCONV_OK};
+    order_span **stack = tconv_xmalloc((nspans ? nspans : 1) * sizeof(*stack));
+    size_t depth = 0;
+    for (size_t k = 0; k < nspans && r.st == TCONV_OK; k++) {
+        order_span *s = &spans[k];
+        while (depth && stack[depth - 1]->end <= s->ts) {
+            order_points_before(&r, stack[depth - 1]->end, 0);
+            order_emit_end(&r, stack[--depth]);
+        }
+        if (depth && s->end > stack[depth - 1]->end) {
+            const order_span *p = stack[depth - 1];
+            tconv_warning_add(ctx, "order.child-outlives-parent",
+                              "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
+                              "clipped to the parent's end",
+                              tconv_string_get(ctx, o->ev[s->ev].name), (long long)s->ts,
+                              (long long)s->end, tconv_string_get(ctx, o->ev[p->ev].name),
+                              (long long)p->end);
+            s->end = p->end;
+            o->ev[s->ev].flags |= TCONV_EVF_REPAIRED;
+        }
+        order_points_before(&r, s->ts, 0);
+        order_emit_begin(&r, s);
+        stack[depth++] = s;
+    }
+    while (depth && r.st == TCONV_OK) {
+        order_points_before(&r, stack[depth - 1]->end, 0);
+        order_emit_end(&r, stack[--depth]);
+    }
+    order_points_before(&r, INT64_MAX, 1);
+
+    free(stack);
+    free(spans);
+    free(open);
+    free(points);
+    return r.st;
+}
+
+tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user)
+{
+    /* Group by track, keeping input order within a track (counting sort). */
+    uint32_t ntracks = tconv_track_count(o->ctx);
+    size_t *start = tconv_xcalloc((size_t)ntracks + 2, sizeof(*start));
+    for (size_t i = 0; i < o->n; i++)
+        start[o->ev[i].track + 1]++;
+    for (uint32_t t = 0; t <= ntracks; t++)
+        start[t + 1] += start[t];
+    size_t *idx = tconv_xmalloc((o->n ? o->n : 1) * sizeof(*idx));
+    size_t *fill = tconv_xmalloc(((size_t)ntracks + 1) * sizeof(*fill));
+    memcpy(fill, start, ((size_t)ntracks + 1) * sizeof(*fill));
+    for (size_t i = 0; i < o->n; i++)
+        idx[fill[o->ev[i].track]++] = i;
+    free(fill);
+
+    tconv_status st = TCONV_OK;
+    for (uint32_t t = 0; t < ntracks && st == TCONV_OK; t++)
+        st = order_track(o, idx + start[t], start[t + 1] - start[t], emit, user);
+    free(idx);
+    free(start);
+    return st;
+}

@@ -1,0 +1,139 @@
+/* The sink: where readers push events. It normalises each event (struct size, sequence number,
+ * input index), keeps the track table and trace bounds current, and routes the event to the
+ * writer either directly or through the ordering and stack stages the writer asked for. */
+#include <string.h>
+
+#include "internal.h"
+
+enum { SINK_DIRECT, SINK_ORDERED, SINK_STACKS };
+
+struct tconv_sink {
+    tconv_ctx *ctx;
+    const tconv_writer_class *wc;
+    void *ws;
+    uint32_t accepts;
+    int mode;
+    tconv_order *order;
+    uint64_t seq;
+    uint64_t dropped[TCONV_EV_KIND_MAX];
+    int have_spans, have_samples;
+};
+
+tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate)
+{
+    tconv_sink *s = tconv_xcalloc(1, sizeof(*s));
+    s->ctx = ctx;
+    s->wc = wc;
+    s->ws = wstate;
+    s->accepts = wc->accepts;
+    if ((wc->accepts & TCONV_KIND_BIT(TCONV_EV_SAMPLE)) && !(wc->accepts & TCONV_KINDS_SPANS))
+        s->mode = SINK_STACKS;
+    else if (wc->flags & TCONV_WRITER_ORDERED)
+        s->mode = SINK_ORDERED;
+    else
+        s->mode = SINK_DIRECT;
+    if (s->mode != SINK_DIRECT) s->order = tconv_order_new(ctx);
+    return s;
+}
+
+void tconv_sink_free(tconv_sink *s)
+{
+    if (!s) return;
+    tconv_order_free(s->order);
+    free(s);
+}
+
+uint64_t tconv_sink_events(const tconv_sink *s)
+{
+    return s->seq;
+}
+
+static int sink_is_span(unsigned kind)
+{
+    return kind == TCONV_EV_BEGIN || kind == TCONV_EV_END || kind == TCONV_EV_COMPLETE;
+}
+
+TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
+{
+    tconv_ctx *ctx = s->ctx;
+    tconv_event e = TCONV_EVENT_INIT;
+    /* A plugin built for an older minor knows a shorter event: read only that much. */
+    size_t size = in->struct_size < sizeof(e) ? in->struct_size : sizeof(e);
+    if (size < offsetof(tconv_event, args)) {
+        tconv_error_set(ctx,
+                        "a plugin pushed an event with struct_size %u; initialise events "
+                        "with TCONV_EVENT_INIT",
+                        in->struct_size);
+        return TCONV_FATAL;
+    }
+    memcpy(&e, in, size);
+    e.struct_size = sizeof(e);
+    if (e.kind == 0 || e.kind >= TCONV_EV_KIND_MAX) {
+        tconv_warning_add(ctx, "core.bad-kind", "an event of unknown kind %u was pushed; skipped",
+                          e.kind);
+        return TCONV_RECORD;
+    }
+    if (e.track >= tconv_track_count(ctx)) {
+        tconv_error_set(ctx,
+                        "a reader pushed an event on track %u, which does not exist; get "
+                        "tracks from tconv_track_get",
+                        e.track);
+        return TCONV_FATAL;
+    }
+    e.seq = s->seq++;
+    e.input = ctx->input;
+    if (e.kind != TCONV_EV_METADATA) {
+        tconv_ctx_note_time(ctx, e.ts);
+        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0) tconv_ctx_note_time(ctx, e.ts + e.dur);
+    } else {
+        tconv_track_apply_metadata(ctx, &e);
+    }
+    if (sink_is_span(e.kind)) s->have_spans = 1;
+    if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
+
+    if (s->mode == SINK_STACKS && sink_is_span(e.kind)) return tconv_order_add(s->order, &e);
+    if (!(s->accepts & TCONV_KIND_BIT(e.kind))) {
+        s->dropped[e.kind]++;
+        return TCONV_OK;
+    }
+    if (s->mode == SINK_ORDERED && e.kind != TCONV_EV_METADATA)
+        return tconv_order_add(s->order, &e);
+    return s->wc->event(s->ws, &e);
+}
+
+static tconv_status sink_emit(void *user, const tconv_event *ev)
+{
+    tconv_sink *s = user;
+    return s->wc->event(s->ws, ev);
+}
+
+tconv_status tconv_sink_finish(tconv_sink *s)
+{
+    tconv_ctx *ctx = s->ctx;
+    tconv_status st = TCONV_OK;
+    if (s->mode == SINK_STACKS && s->have_spans) {
+        if (s->have_samples) {
+            tconv_warning_add(ctx, "core.mixed-samples",
+                              "the input has both spans and stack samples; the spans' self "
+                              "times use the sample types of the samples");
+        } else {
+            tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
+        }
+        tconv_stack *stack = tconv_stack_new(ctx, sink_emit, s);
+        st = tconv_order_flush(s->order, tconv_stack_event, stack);
+        tconv_stack_free(stack);
+    } else if (s->mode == SINK_ORDERED) {
+        st = tconv_order_flush(s->order, sink_emit, s);
+    }
+    tconv_order_free(s->order);
+    s->order = NULL;
+    for (unsigned k = 1; k < TCONV_EV_KIND_MAX; k++) {
+        if (!s->dropped[k]) continue;
+        char kind[64];
+        snprintf(kind, sizeof(kind), "core.dropped-%s", tconv_event_kind_name(k));
+        tconv_warning_add(ctx, kind, "the %s writer does not take %s events: %llu not written",
+                          s->wc->name, tconv_event_kind_name(k), (unsigned long long)s->dropped[k]);
+    }
+    if (st == TCONV_OK && s->wc->finish) st = s->wc->finish(s->ws);
+    return st;
+}

@@ -1,0 +1,144 @@
+/* Tracks: where events live, keyed by (input, pid, tid). pid and tid are kept as the text the
+ * input used, so "CPU functions" and 7 are both fine and two processes that reuse a tid stay
+ * apart. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static uint32_t track_hash(uint32_t input, tconv_str pid, tconv_str tid)
+{
+    uint64_t h = ((uint64_t)pid * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)tid * 0xC2B2AE3D27D4EB4Full) ^
+                 ((uint64_t)input * 0x165667B19E3779F9ull);
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static void track_rehash(tconv_tracktab *t)
+{
+    size_t ns = t->nslots ? t->nslots * 2 : 64;
+    uint32_t *slots = tconv_xcalloc(ns, sizeof(*slots));
+    for (size_t id = 0; id < t->n; id++) {
+        const tconv_track *k = &t->tracks[id];
+        size_t i = track_hash(k->input, k->pid, k->tid) & (ns - 1);
+        while (slots[i])
+            i = (i + 1) & (ns - 1);
+        slots[i] = (uint32_t)id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = ns;
+}
+
+static int track_parse_int(const char *s, int64_t *out)
+{
+    if (!*s) return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end) return 0;
+    *out = v;
+    return 1;
+}
+
+void tconv_tracktab_free(tconv_tracktab *t)
+{
+    free(t->tracks);
+    free(t->slots);
+    memset(t, 0, sizeof(*t));
+}
+
+TCONV_API uint32_t tconv_track_get(tconv_ctx *ctx, tconv_str pid, tconv_str tid)
+{
+    tconv_tracktab *t = &ctx->tracks;
+    uint32_t input = ctx->input;
+    if (!t->nslots) track_rehash(t);
+    size_t mask = t->nslots - 1;
+    uint32_t h = track_hash(input, pid, tid);
+    for (size_t i = h & mask; t->slots[i]; i = (i + 1) & mask) {
+        const tconv_track *k = &t->tracks[t->slots[i] - 1];
+        if (k->pid == pid && k->tid == tid && k->input == input) return t->slots[i] - 1;
+    }
+    TCONV_GROW(t->tracks, t->cap, t->n + 1);
+    tconv_track *k = &t->tracks[t->n];
+    memset(k, 0, sizeof(*k));
+    k->pid = pid;
+    k->tid = tid;
+    k->input = input;
+    k->has_pid_num = track_parse_int(tconv_string_get(ctx, pid), &k->pid_num);
+    k->has_tid_num = track_parse_int(tconv_string_get(ctx, tid), &k->tid_num);
+    /* A process may be named before this thread of it shows up. */
+    for (size_t i = 0; i < t->n; i++) {
+        const tconv_track *o = &t->tracks[i];
+        if (o->input == input && o->pid == pid) {
+            k->process_name = o->process_name;
+            k->process_sort = o->process_sort;
+            break;
+        }
+    }
+    uint32_t id = (uint32_t)t->n++;
+    if (t->n * 2 > t->nslots) {
+        track_rehash(t);
+    } else {
+        size_t i = h & mask;
+        while (t->slots[i])
+            i = (i + 1) & mask;
+        t->slots[i] = id + 1;
+    }
+    return id;
+}
+
+TCONV_API uint32_t tconv_track_count(const tconv_ctx *ctx)
+{
+    return (uint32_t)ctx->tracks.n;
+}
+
+TCONV_API const tconv_track *tconv_track_describe(const tconv_ctx *ctx, uint32_t track)
+{
+    return track < ctx->tracks.n ? &ctx->tracks.tracks[track] : NULL;
+}
+
+TCONV_API void tconv_track_set_kind(tconv_ctx *ctx, uint32_t track, tconv_track_kind kind)
+{
+    if (track < ctx->tracks.n) ctx->tracks.tracks[track].kind = kind;
+}
+
+TCONV_API const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, char *buf, size_t cap)
+{
+    const tconv_track *k = tconv_track_describe(ctx, track);
+    if (!k) {
+        snprintf(buf, cap, "?");
+    } else if (k->thread_name) {
+        snprintf(buf, cap, "%s", tconv_string_get(ctx, k->thread_name));
+    } else {
+        snprintf(buf, cap, "%s/%s", tconv_string_get(ctx, k->pid), tconv_string_get(ctx, k->tid));
+    }
+    return buf;
+}
+
+/* process_* metadata names a process: every track of that (input, pid) takes it; tracks created
+ * later copy it from their siblings in tconv_track_get. */
+void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev)
+{
+    const char *what = tconv_string_get(ctx, ev->name);
+    tconv_tracktab *t = &ctx->tracks;
+    if (ev->track >= t->n) return;
+    tconv_track *k = &t->tracks[ev->track];
+    int64_t num = 0;
+    if (strcmp(what, "thread_name") == 0) {
+        k->thread_name = ev->text;
+    } else if (strcmp(what, "thread_sort_index") == 0) {
+        if (track_parse_int(tconv_string_get(ctx, ev->text), &num)) k->thread_sort = num;
+    } else if (strcmp(what, "process_name") == 0 || strcmp(what, "process_sort_index") == 0) {
+        int is_name = what[8] == 'n';
+        if (!is_name && !track_parse_int(tconv_string_get(ctx, ev->text), &num)) return;
+        for (size_t i = 0; i < t->n; i++) {
+            tconv_track *o = &t->tracks[i];
+            if (o->input != k->input || o->pid != k->pid) continue;
+            if (is_name)
+                o->process_name = ev->text;
+            else
+                o->process_sort = num;
+        }
+    }
+}

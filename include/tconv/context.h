@@ -1,0 +1,98 @@
+/* The run context: string table, track table, errors and warnings. One per conversion; not
+ * thread-safe (plugins are called from one thread). */
+#ifndef TCONV_CONTEXT_H
+#define TCONV_CONTEXT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TCONV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TCONV_PRINTF(f, a)
+#endif
+
+typedef struct tconv_ctx tconv_ctx;
+
+/* Status codes. A record failure lets the run go on; a fatal status ends it, with the message
+ * already on the context (tconv_error_set). */
+typedef enum tconv_status { TCONV_OK = 0, TCONV_RECORD = 1, TCONV_FATAL = -1 } tconv_status;
+
+/* ---- strings ---------------------------------------------------------------------------- */
+tconv_str tconv_string_intern(tconv_ctx *ctx, const char *s, size_t len);
+tconv_str tconv_string_intern_cstr(tconv_ctx *ctx, const char *s);
+const char *tconv_string_get(const tconv_ctx *ctx, tconv_str id); /* NUL-terminated */
+size_t tconv_string_length(const tconv_ctx *ctx, tconv_str id);
+uint32_t tconv_string_count(const tconv_ctx *ctx);
+
+/* ---- tracks ----------------------------------------------------------------------------- */
+typedef enum tconv_track_kind {
+    TCONV_TRACK_THREAD = 0,
+    TCONV_TRACK_GPU,     /* a GPU stream or queue */
+    TCONV_TRACK_ASYNC,   /* async spans of one (category, id) */
+    TCONV_TRACK_PROCESS, /* process-scoped items: counters, process instants */
+    TCONV_TRACK_GLOBAL   /* trace-scoped items */
+} tconv_track_kind;
+
+typedef struct tconv_track {
+    tconv_str pid; /* as written in the input: "1234" or "CPU functions" */
+    tconv_str tid;
+    uint32_t input; /* which input (rank) it came from */
+    uint32_t kind;  /* tconv_track_kind */
+    int has_pid_num, has_tid_num;
+    int64_t pid_num, tid_num; /* numeric value when pid/tid is a number */
+    tconv_str process_name;   /* from metadata, 0 if none */
+    tconv_str thread_name;
+    int64_t process_sort, thread_sort;
+} tconv_track;
+
+/* The track of (current input, pid, tid), created on first use. Ids are dense from 0 in order
+ * of first use, which makes them deterministic for a given input. */
+uint32_t tconv_track_get(tconv_ctx *ctx, tconv_str pid, tconv_str tid);
+uint32_t tconv_track_count(const tconv_ctx *ctx);
+const tconv_track *tconv_track_describe(const tconv_ctx *ctx, uint32_t track);
+void tconv_track_set_kind(tconv_ctx *ctx, uint32_t track, tconv_track_kind kind);
+/* Display name: thread_name, else "pid/tid". */
+const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, char *buf, size_t cap);
+
+/* ---- errors and warnings ---------------------------------------------------------------- */
+/* Replace the current error with a new one (the run is failing). */
+void tconv_error_set(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
+/* Same, prefixed with a position: "name:offset: ". */
+void tconv_error_at(tconv_ctx *ctx, const char *name, uint64_t offset, const char *fmt, ...)
+    TCONV_PRINTF(4, 5);
+/* Add an outer message: the current error becomes its cause. */
+void tconv_error_wrap(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
+int tconv_error_pending(const tconv_ctx *ctx);
+/* Messages outermost first; count in *n. */
+const char *const *tconv_error_chain(const tconv_ctx *ctx, size_t *n);
+void tconv_error_clear(tconv_ctx *ctx);
+
+/* A warning of a kind ("chrome.bad-event"): counted, and summarised once per kind at the end
+ * with its first message. Never printed per event. */
+void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *fmt, ...) TCONV_PRINTF(3, 4);
+uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind);
+
+/* ---- sample types ----------------------------------------------------------------------- */
+/* Declared by whoever produces SAMPLE events, before the first one. Copied. */
+int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample_type *types,
+                          size_t default_index);
+const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
+                                               size_t *default_index);
+
+/* ---- misc ------------------------------------------------------------------------------- */
+int tconv_ctx_verbosity(const tconv_ctx *ctx); /* -1 quiet, 0 normal, 1+ verbose */
+/* Earliest and latest time seen in the events pushed so far (span ends included); 0 if none. */
+int tconv_ctx_bounds(const tconv_ctx *ctx, int64_t *first_ns, int64_t *last_ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,132 @@
+/* tconv event model: what readers produce and writers consume.
+ *
+ * Every time is an int64 count of nanoseconds. Every string is an interned id (tconv_str) that
+ * lives as long as the run; id 0 is the empty string. An event and everything it points to
+ * (args, frames, values) belong to whoever pushes it and are valid only during the call that
+ * receives it: keep ids, copy the rest. */
+#ifndef TCONV_EVENT_H
+#define TCONV_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t tconv_str;
+
+typedef enum tconv_event_kind {
+    TCONV_EV_BEGIN = 1,  /* a span opens on its track */
+    TCONV_EV_END,        /* closes the innermost open span on its track; name may be 0 */
+    TCONV_EV_COMPLETE,   /* a whole span: ts and dur */
+    TCONV_EV_INSTANT,    /* a point in time; scope in flags */
+    TCONV_EV_COUNTER,    /* one value of one series: name, key (series), value, unit */
+    TCONV_EV_FLOW_START, /* a flow (arrow) leaves this track: id */
+    TCONV_EV_FLOW_STEP,  /* passes through */
+    TCONV_EV_FLOW_END,   /* arrives */
+    TCONV_EV_METADATA,   /* name = what (process_name, thread_name, ...), text = the value */
+    TCONV_EV_SAMPLE,     /* a stack sample: root-first frames and one value per sample type */
+    TCONV_EV_KIND_MAX
+} tconv_event_kind;
+
+#define TCONV_KIND_BIT(k) (1u << (k))
+#define TCONV_KINDS_SPANS                                                                          \
+    (TCONV_KIND_BIT(TCONV_EV_BEGIN) | TCONV_KIND_BIT(TCONV_EV_END) |                               \
+     TCONV_KIND_BIT(TCONV_EV_COMPLETE))
+#define TCONV_KINDS_FLOWS                                                                          \
+    (TCONV_KIND_BIT(TCONV_EV_FLOW_START) | TCONV_KIND_BIT(TCONV_EV_FLOW_STEP) |                    \
+     TCONV_KIND_BIT(TCONV_EV_FLOW_END))
+#define TCONV_KINDS_ALL ((1u << TCONV_EV_KIND_MAX) - 2u)
+
+/* Event flags. */
+enum {
+    TCONV_EVF_SCOPE_GLOBAL = 1u << 0,   /* instant: whole trace */
+    TCONV_EVF_SCOPE_PROCESS = 1u << 1,  /* instant: whole process */
+    TCONV_EVF_BIND_NEXT = 1u << 2,      /* flow: binds to the next slice that starts (default) */
+    TCONV_EVF_BIND_ENCLOSING = 1u << 3, /* flow: binds to the enclosing slice (Chrome bp:"e") */
+    TCONV_EVF_ASYNC = 1u << 4,          /* span on an async track: may overlap its siblings */
+    TCONV_EVF_REPAIRED = 1u << 5        /* set by the ordering stage on spans it clipped/closed */
+};
+
+typedef enum tconv_arg_type {
+    TCONV_ARG_NULL = 0,
+    TCONV_ARG_BOOL,
+    TCONV_ARG_INT,
+    TCONV_ARG_UINT,
+    TCONV_ARG_DOUBLE,
+    TCONV_ARG_STRING,
+    TCONV_ARG_JSON /* s holds compact JSON text of an object or array */
+} tconv_arg_type;
+
+typedef struct tconv_arg {
+    tconv_str key;
+    uint32_t type; /* tconv_arg_type */
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        tconv_str s;
+    } v;
+} tconv_arg;
+
+/* One stack frame. Only name is required; the rest is 0 when unknown. */
+typedef struct tconv_frame {
+    tconv_str name;
+    tconv_str module; /* shared object, dso, or category */
+    tconv_str file;
+    uint32_t line;
+    uint32_t flags; /* TCONV_FRAME_* */
+    uint64_t addr;
+} tconv_frame;
+
+enum { TCONV_FRAME_KERNEL = 1u << 0, TCONV_FRAME_JIT = 1u << 1, TCONV_FRAME_INLINED = 1u << 2 };
+
+/* One event. Initialise with TCONV_EVENT_INIT (or tconv_event_init) so that fields added in a
+ * later minor ABI read as zero and struct_size tells the core how much of it the plugin knows. */
+typedef struct tconv_event {
+    uint32_t struct_size;
+    uint16_t kind;  /* tconv_event_kind */
+    uint16_t flags; /* TCONV_EVF_* */
+    uint32_t track; /* from tconv_track_get */
+    tconv_str name;
+    tconv_str cat;
+    int64_t ts;     /* ns */
+    int64_t dur;    /* ns, COMPLETE only */
+    uint64_t id;    /* flow id; async/counter id */
+    tconv_str key;  /* COUNTER: series; METADATA: optional sub-key */
+    tconv_str unit; /* COUNTER: unit of value ("bytes", "" if unknown) */
+    tconv_str text; /* METADATA: the value as text */
+    double value;   /* COUNTER */
+    const tconv_arg *args;
+    uint32_t nargs;
+    uint32_t nframes;
+    const tconv_frame *frames; /* SAMPLE: root first */
+    const int64_t *values;     /* SAMPLE: one per declared sample type */
+    uint32_t nvalues;
+    uint32_t input; /* set by the core: index of the input the event came from */
+    uint64_t seq;   /* set by the core: position in the input stream, for stable ordering */
+} tconv_event;
+
+#define TCONV_EVENT_INIT                                                                           \
+    {                                                                                              \
+        .struct_size = (uint32_t)sizeof(tconv_event)                                               \
+    }
+
+static inline void tconv_event_init(tconv_event *ev)
+{
+    *ev = (tconv_event)TCONV_EVENT_INIT;
+}
+
+/* A sample type, as pprof names them: ("samples", "count"), ("wall", "nanoseconds"). */
+typedef struct tconv_sample_type {
+    const char *type;
+    const char *unit;
+} tconv_sample_type;
+
+const char *tconv_event_kind_name(unsigned kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

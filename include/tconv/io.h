@@ -1,0 +1,49 @@
+/* Input and output as plugins see them. Decompression lives here, below every reader: a gzip
+ * input (recognised by its magic bytes) reads as its decompressed bytes. Outputs are written to a
+ * temporary name and renamed only when the run succeeds. */
+#ifndef TCONV_IO_H
+#define TCONV_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tconv_input tconv_input;
+typedef struct tconv_output tconv_output;
+
+/* Reads up to cap decompressed bytes; returns the count, 0 at end, -1 on error (on the ctx). */
+ssize_t tconv_input_read(tconv_input *in, void *buf, size_t cap);
+/* The next line without its '\n' (and without a '\r' before it), NUL-terminated, valid until the
+ * next read; NULL at end or on error (tconv_error_pending tells which). */
+const char *tconv_input_getline(tconv_input *in, size_t *len);
+/* The first bytes (decompressed) without consuming them; used by probes. */
+const unsigned char *tconv_input_peek(tconv_input *in, size_t *len);
+/* The name for messages: the path, or "<stdin>". */
+const char *tconv_input_name(const tconv_input *in);
+/* Decompressed bytes consumed so far, and the line number of the last getline (1-based). */
+uint64_t tconv_input_offset(const tconv_input *in);
+uint64_t tconv_input_line(const tconv_input *in);
+int tconv_input_is_gzip(const tconv_input *in);
+/* Compressed bytes read from the file so far, for progress. */
+uint64_t tconv_input_raw_offset(const tconv_input *in);
+/* The index of this input among the run's inputs (0-based). */
+uint32_t tconv_input_index(const tconv_input *in);
+
+/* Write to a stream output; -1 on error (on the ctx). Buffered. */
+int tconv_output_write(tconv_output *out, const void *buf, size_t len);
+int tconv_output_printf(tconv_output *out, const char *fmt, ...) TCONV_PRINTF(2, 3);
+/* For directory writers: the (temporary) directory to fill; it exists and is empty. */
+const char *tconv_output_dir(const tconv_output *out);
+/* The final name the user asked for ("-" for stdout), for messages. */
+const char *tconv_output_name(const tconv_output *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

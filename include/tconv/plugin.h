@@ -1,0 +1,131 @@
+/* The plugin ABI. A plugin is a shared object exporting one function, tconv_plugin_describe,
+ * that returns a static descriptor. One plugin may provide several readers and writers.
+ *
+ * Compatibility: the host loads a plugin only if its abi_major equals TCONV_ABI_MAJOR and its
+ * abi_minor is not newer than the host's. A minor release only appends fields to structs; every
+ * struct that a plugin hands to the host starts with its size, so the host reads only what the
+ * plugin knows. */
+#ifndef TCONV_PLUGIN_H
+#define TCONV_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "event.h"
+#include "io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TCONV_ABI_MAJOR 1
+#define TCONV_ABI_MINOR 0
+
+#if defined(__GNUC__)
+#define TCONV_EXPORT __attribute__((visibility("default")))
+#else
+#define TCONV_EXPORT
+#endif
+
+/* ---- options ---------------------------------------------------------------------------- */
+typedef enum tconv_option_type {
+    TCONV_OPT_BOOL = 1, /* true/false, yes/no, 1/0, on/off */
+    TCONV_OPT_INT,      /* int64 */
+    TCONV_OPT_DOUBLE,
+    TCONV_OPT_STRING,
+    TCONV_OPT_ENUM /* one of choices, written "a|b|c" */
+} tconv_option_type;
+
+typedef struct tconv_option_desc {
+    const char *name;
+    int type;                  /* tconv_option_type */
+    const char *default_value; /* as text; NULL means unset */
+    const char *choices;       /* ENUM only */
+    const char *help;
+} tconv_option_desc;
+
+/* Options given with -R/-W, already checked against the descriptors (unknown names and bad
+ * values are usage errors before the plugin is called). Getters fall back to the default. */
+typedef struct tconv_options tconv_options;
+const char *tconv_option_get_string(const tconv_options *o, const char *name);
+int64_t tconv_option_get_int(const tconv_options *o, const char *name);
+double tconv_option_get_double(const tconv_options *o, const char *name);
+int tconv_option_get_bool(const tconv_options *o, const char *name);
+int tconv_option_is_set(const tconv_options *o, const char *name); /* given by the user */
+
+/* ---- readers ---------------------------------------------------------------------------- */
+typedef struct tconv_sink tconv_sink;
+
+/* Hand one event to the pipeline. The event is copied as needed: it may live on the stack.
+ * TCONV_FATAL ends the read (return it from read()). */
+tconv_status tconv_sink_push(tconv_sink *sink, const tconv_event *ev);
+
+typedef struct tconv_reader_class {
+    size_t struct_size;
+    const char *name;
+    const char *description;          /* one line */
+    const char *extensions;           /* "json|json.gz"; used to break probe ties */
+    const tconv_option_desc *options; /* terminated by a zeroed entry; may be NULL */
+    /* Score 0..100 for how sure the reader is that these first bytes are its format. */
+    int (*probe)(const unsigned char *buf, size_t len);
+    /* Read the whole input, pushing events. Return TCONV_OK or TCONV_FATAL (message on ctx). */
+    tconv_status (*read)(tconv_ctx *ctx, tconv_input *in, const tconv_options *opts,
+                         tconv_sink *sink);
+} tconv_reader_class;
+
+/* ---- writers ---------------------------------------------------------------------------- */
+enum {
+    /* Each track's events arrive time-ordered and properly nested; COMPLETE arrives as BEGIN/END.
+     * Metadata arrives first, then the tracks one after another. */
+    TCONV_WRITER_ORDERED = 1u << 0,
+    TCONV_WRITER_DIRECTORY = 1u << 1, /* writes a directory (-o required) */
+    TCONV_WRITER_BINARY = 1u << 2     /* refuses to write to a terminal */
+};
+
+typedef struct tconv_writer_class {
+    size_t struct_size;
+    const char *name;
+    const char *description;
+    const tconv_option_desc *options;
+    /* TCONV_KIND_BIT() mask of kinds taken. A writer that takes SAMPLE but not spans gets the
+     * spans of the input as self-time samples (the stack stage). Other kinds it does not take
+     * are counted and reported as dropped. */
+    uint32_t accepts;
+    uint32_t flags; /* TCONV_WRITER_* */
+    tconv_status (*open)(tconv_ctx *ctx, tconv_output *out, const tconv_options *opts,
+                         void **state);
+    tconv_status (*event)(void *state, const tconv_event *ev);
+    /* All events delivered: write what is left. */
+    tconv_status (*finish)(void *state);
+    /* Always called once after a successful open, also after a failure. */
+    void (*destroy)(void *state);
+} tconv_writer_class;
+
+/* ---- the descriptor --------------------------------------------------------------------- */
+typedef struct tconv_plugin_desc {
+    size_t struct_size;
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    const char *name;
+    const char *version;
+    const char *description;
+    const tconv_reader_class *const *readers; /* NULL-terminated; may be NULL */
+    const tconv_writer_class *const *writers;
+} tconv_plugin_desc;
+
+#define TCONV_PLUGIN_ENTRY "tconv_plugin_describe"
+typedef const tconv_plugin_desc *(*tconv_plugin_entry_fn)(void);
+
+/* Define the entry point of a plugin. */
+#define TCONV_PLUGIN(desc_var)                                                                     \
+    TCONV_EXPORT const tconv_plugin_desc *tconv_plugin_describe(void);                             \
+    TCONV_EXPORT const tconv_plugin_desc *tconv_plugin_describe(void)                              \
+    {                                                                                              \
+        return &(desc_var);                                                                        \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

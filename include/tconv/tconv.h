@@ -1,0 +1,10 @@
+/* tconv public API: everything a reader or writer plugin may use. */
+#ifndef TCONV_TCONV_H
+#define TCONV_TCONV_H
+
+#include "context.h"
+#include "event.h"
+#include "io.h"
+#include "plugin.h"
+
+#endif

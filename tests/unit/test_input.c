@@ -1,0 +1,177 @@
+#include <zlib.h>
+
+#include "testutil.h"
+
+/* Reads every line of path through the input layer into one '|'-joined string. */
+static char *read_lines(tconv_ctx *ctx, const char *path, uint64_t *lines)
+{
+    tconv_input *in = tconv_input_open(ctx, path, 0);
+    assert_non_null(in);
+    size_t cap = 1 << 20, n = 0, len;
+    char *all = malloc(cap);
+    const char *line;
+    while ((line = tconv_input_getline(in, &len))) {
+        assert_int_equal(strlen(line), len);
+        while (n + len + 2 > cap)
+            all = realloc(all, cap *= 2);
+        memcpy(all + n, line, len);
+        n += len;
+        all[n++] = '|';
+    }
+    all[n] = 0;
+    assert_false(tconv_error_pending(ctx));
+    *lines = tconv_input_line(in);
+    tconv_input_close(in);
+    return all;
+}
+
+static void write_gzip(const char *path, const char *data, size_t len, int members)
+{
+    FILE *f = fopen(path, "wb");
+    size_t per = len / (size_t)members;
+    for (int m = 0; m < members; m++) {
+        size_t off = per * (size_t)m, n = m == members - 1 ? len - off : per;
+        unsigned char out[1 << 16];
+        z_stream zs = {0};
+        assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        zs.next_in = (unsigned char *)data + off;
+        zs.avail_in = (uInt)n;
+        int rc;
+        do {
+            zs.next_out = out;
+            zs.avail_out = sizeof(out);
+            rc = deflate(&zs, Z_FINISH);
+            fwrite(out, 1, sizeof(out) - zs.avail_out, f);
+        } while (rc != Z_STREAM_END);
+        deflateEnd(&zs);
+    }
+    fclose(f);
+}
+
+static void lines_plain_and_gzip_agree(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input");
+    /* CRLF, an empty line, a line longer than the input buffer, no final newline. */
+    size_t big = 1500 * 1000;
+    size_t len = big + 64;
+    char *data = malloc(len);
+    size_t n = (size_t)sprintf(data, "first\r\n\nsecond\n");
+    memset(data + n, 'x', big);
+    n += big;
+    n += (size_t)sprintf(data + n, "\nlast");
+    char plain[4200], gz[4200], gz2[4200];
+    snprintf(plain, sizeof(plain), "%s/plain.txt", dir);
+    snprintf(gz, sizeof(gz), "%s/data.bin", dir); /* gzip without a .gz name */
+    snprintf(gz2, sizeof(gz2), "%s/multi.gz", dir);
+    testutil_write(plain, data, n);
+    write_gzip(gz, data, n, 1);
+    write_gzip(gz2, data, n, 3);
+
+    tconv_ctx *ctx = tconv_ctx_new();
+    uint64_t l1, l2, l3;
+    char *a = read_lines(ctx, plain, &l1);
+    char *b = read_lines(ctx, gz, &l2);
+    char *c = read_lines(ctx, gz2, &l3);
+    assert_int_equal(l1, 5);
+    assert_int_equal(l2, 5);
+    assert_int_equal(strlen(a), n - 2 - 3 + 5); /* minus \r and 3 \n ... plus 5 '|' */
+    assert_memory_equal(a, "first||second|xxx", 17);
+    assert_string_equal(a + strlen(a) - 7, "x|last|");
+    assert_string_equal(a, b);
+    assert_string_equal(a, c);
+    assert_int_equal(l3, 5);
+    free(a);
+    free(b);
+    free(c);
+
+    /* peek does not consume; read sees the same bytes; offsets count decompressed bytes */
+    tconv_input *in = tconv_input_open(ctx, gz, 0);
+    size_t plen;
+    const unsigned char *head = tconv_input_peek(in, &plen);
+    assert_true(plen >= 4096);
+    assert_memory_equal(head, "first\r\n", 7);
+    assert_true(tconv_input_is_gzip(in));
+    char buf[10];
+    assert_int_equal(tconv_input_read(in, buf, 5), 5);
+    assert_memory_equal(buf, "first", 5);
+    assert_int_equal(tconv_input_offset(in), 5);
+    char *rest = malloc(len);
+    size_t total = 5;
+    ssize_t r;
+    while ((r = tconv_input_read(in, rest, len)) > 0)
+        total += (size_t)r;
+    assert_int_equal(r, 0);
+    assert_int_equal(total, n);
+    assert_int_equal(tconv_input_offset(in), n);
+    tconv_input_close(in);
+    free(rest);
+    free(data);
+    tconv_ctx_free(ctx);
+}
+
+static void truncated_gzip_is_an_error(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-trunc");
+    char gz[4200];
+    snprintf(gz, sizeof(gz), "%s/t.json.gz", dir);
+    char data[100000];
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (char)('a' + (i * 7919) % 26);
+    write_gzip(gz, data, sizeof(data), 1);
+    size_t glen;
+    char *g = testutil_slurp(gz, &glen);
+    testutil_write(gz, g, glen / 2);
+    free(g);
+    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_input *in = tconv_input_open(ctx, gz, 0);
+    assert_non_null(in);
+    char buf[4096];
+    ssize_t r;
+    while ((r = tconv_input_read(in, buf, sizeof(buf))) > 0) {
+    }
+    assert_int_equal(r, -1);
+    size_t n;
+    const char *const *chain = tconv_error_chain(ctx, &n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(chain[0], "unexpected end of gzip data (the file is truncated)"));
+    assert_non_null(strstr(chain[0], "t.json.gz: "));
+    tconv_input_close(in);
+
+    /* and a missing file names itself */
+    tconv_error_clear(ctx);
+    assert_null(tconv_input_open(ctx, "/nonexistent/x.json", 0));
+    chain = tconv_error_chain(ctx, &n);
+    assert_string_equal(chain[0],
+                        "cannot open input '/nonexistent/x.json': No such file or directory");
+    tconv_ctx_free(ctx);
+}
+
+static void empty_file(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-empty");
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/empty", dir);
+    testutil_write(p, "", 0);
+    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_input *in = tconv_input_open(ctx, p, 0);
+    size_t len = 99;
+    tconv_input_peek(in, &len);
+    assert_int_equal(len, 0);
+    assert_null(tconv_input_getline(in, &len));
+    assert_false(tconv_error_pending(ctx));
+    tconv_input_close(in);
+    tconv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lines_plain_and_gzip_agree),
+        cmocka_unit_test(truncated_gzip_is_an_error),
+        cmocka_unit_test(empty_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
