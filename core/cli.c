@@ -355,6 +355,26 @@ static double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+typedef struct cli_progress {
+    tconv_input *in;
+    uint64_t done_bytes; /* of earlier inputs */
+    double t0, last;
+    int shown;
+} cli_progress;
+
+/* A progress line on a terminal only: it must never reach a log or a pipe. */
+static void cli_progress_tick(void *user, uint64_t events)
+{
+    cli_progress *p = user;
+    double now = cli_now();
+    if (!p->in || now - p->last < 0.5 || now - p->t0 < 1.0) return;
+    p->last = now;
+    double mb = (double)(p->done_bytes + tconv_input_raw_offset(p->in)) / 1e6;
+    fprintf(stderr, "\r\033[Ktconv: %.1f MB read, %.1f MB/s, %llu events", mb, mb / (now - p->t0),
+            (unsigned long long)events);
+    p->shown = 1;
+}
+
 /* ---- the conversion --------------------------------------------------------------------- */
 
 typedef struct cli_run {
@@ -385,7 +405,7 @@ static int cli_convert(cli_run *run)
     /* Reader options are checked up front when the reader is known, so a typo costs nothing. */
     char **ropts = tconv_xcalloc(a->nropts + 1, sizeof(char *));
     size_t nropts = a->nropts;
-    memcpy(ropts, a->ropts, a->nropts * sizeof(char *));
+    if (a->nropts) memcpy(ropts, a->ropts, a->nropts * sizeof(char *));
     if (a->strict) ropts[nropts++] = "strict=true";
     tconv_options ro;
     if (fixed) {
@@ -418,6 +438,8 @@ static int cli_convert(cli_run *run)
     int rc = 0;
     double t0 = cli_now();
     uint64_t bytes = 0;
+    cli_progress prog = {NULL, 0, t0, t0, 0};
+    if (!a->quiet && isatty(2)) tconv_sink_set_progress(sink, cli_progress_tick, &prog);
     for (size_t i = 0; i < ninputs && st == TCONV_OK && !rc; i++) {
         tconv_ctx_set_input(ctx, (uint32_t)i);
         tconv_input *in = tconv_input_open(ctx, inputs[i], (uint32_t)i);
@@ -449,15 +471,19 @@ static int cli_convert(cli_run *run)
         if (a->verbose)
             fprintf(stderr, "tconv: reading '%s' with the %s reader\n", tconv_input_name(in),
                     rc_->name);
+        prog.in = in;
         st = rc_->read(ctx, in, &ro, sink);
+        prog.in = NULL;
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",
                             tconv_input_name(in), rc_->name);
         bytes += tconv_input_raw_offset(in);
+        prog.done_bytes = bytes;
         tconv_options_free(&ro);
         tconv_input_close(in);
     }
     free(ropts);
+    if (prog.shown) fprintf(stderr, "\r\033[K");
     if (st == TCONV_OK && !rc) {
         st = tconv_sink_finish(sink);
         if (st != TCONV_OK && !tconv_error_pending(ctx))

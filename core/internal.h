@@ -120,6 +120,8 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
 tconv_status tconv_sink_finish(tconv_sink *s);
 void tconv_sink_free(tconv_sink *s);
 uint64_t tconv_sink_events(const tconv_sink *s);
+/* Called every few thousand events, for a progress line. */
+void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user);
 
 /* Per-track ordering stage. Buffers events; at flush emits them per track in (start, longer
  * first, input order), COMPLETE as BEGIN/END, nesting repaired with counted warnings. */

@@ -50,6 +50,21 @@ static int loader_has_name(const tconv_registry *r, const char *name)
     return 0;
 }
 
+/* NULL if every class is usable, else what is wrong with the first that is not. */
+static const char *loader_check_classes(const tconv_plugin_desc *d)
+{
+    for (const tconv_reader_class *const *c = d->readers; c && *c; c++)
+        if ((*c)->struct_size < offsetof(tconv_reader_class, read) + sizeof((*c)->read) ||
+            !(*c)->name || !(*c)->read)
+            return "a reader class is incomplete (struct_size, name or read missing)";
+    for (const tconv_writer_class *const *c = d->writers; c && *c; c++)
+        if ((*c)->struct_size < offsetof(tconv_writer_class, destroy) + sizeof((*c)->destroy) ||
+            !(*c)->name || !(*c)->open || !(*c)->event || !(*c)->destroy)
+            return "a writer class is incomplete (struct_size, name, open, event or destroy "
+                   "missing)";
+    return NULL;
+}
+
 static void loader_try(tconv_registry *r, const char *path)
 {
     lt_dladvise adv;
@@ -93,6 +108,12 @@ static void loader_try(tconv_registry *r, const char *path)
     if (d->abi_minor > TCONV_ABI_MINOR) {
         loader_warn(r, path, "needs plugin ABI %s, newer than this tconv's %s (upgrade tconv)",
                     have, want);
+        lt_dlclose(h);
+        return;
+    }
+    const char *bad = loader_check_classes(d);
+    if (bad) {
+        loader_warn(r, path, "%s%s", bad, "");
         lt_dlclose(h);
         return;
     }

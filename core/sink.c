@@ -17,7 +17,17 @@ struct tconv_sink {
     uint64_t seq;
     uint64_t dropped[TCONV_EV_KIND_MAX];
     int have_spans, have_samples;
+    void (*progress)(void *user, uint64_t events);
+    void *progress_user;
 };
+
+enum { SINK_PROGRESS_EVERY = 1 << 16 };
+
+void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user)
+{
+    s->progress = fn;
+    s->progress_user = user;
+}
 
 tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate)
 {
@@ -81,6 +91,8 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         return TCONV_FATAL;
     }
     e.seq = s->seq++;
+    if (s->progress && (e.seq & (SINK_PROGRESS_EVERY - 1)) == 0)
+        s->progress(s->progress_user, e.seq);
     e.input = ctx->input;
     if (e.kind != TCONV_EV_METADATA) {
         tconv_ctx_note_time(ctx, e.ts);

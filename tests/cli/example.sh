@@ -1,0 +1,36 @@
+# The out-of-tree example: install tconv into a temporary prefix, build examples/jsonl against
+# it with pkg-config only, load it through TCONV_PLUGIN_PATH and check its output parses.
+source "$(dirname "$0")/lib.sh"
+BUILD=$5
+PREFIX=$TMP/prefix
+cmake --install "$BUILD" --prefix "$PREFIX" >/dev/null
+pc=$(find "$PREFIX" -name tconv.pc | head -n1)
+[ -n "$pc" ] || fail "tconv.pc not installed"
+plugindir=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=plugindir tconv)
+[ "$(realpath "$plugindir")" = "$(realpath "$PREFIX/lib/tconv/plugins")" ] ||
+    fail "plugindir variable is $plugindir"
+[ -x "$PREFIX/bin/tconv" ] || fail "CLI not installed"
+[ -f "$PREFIX/include/tconv/tconv.h" ] || fail "headers not installed"
+[ -f "$PREFIX/lib/tconv/plugins/tconv-text.so" ] || fail "plugins not installed"
+
+mkdir "$TMP/ex"
+PKG_CONFIG_PATH=$(dirname "$pc") make -s -C "$SRC/../examples/jsonl" O="$TMP/ex" >"$TMP/make.log" 2>&1 ||
+    { cat "$TMP/make.log" >&2; fail "example did not build"; }
+[ ! -s "$TMP/make.log" ] || { cat "$TMP/make.log" >&2; fail "example build printed warnings"; }
+nm -D --defined-only "$TMP/ex/tconv-jsonl.so" | awk '{print $3}' >"$TMP/exports"
+[ "$(cat "$TMP/exports")" = tconv_plugin_describe ] || fail "exports: $(cat "$TMP/exports")"
+
+export TCONV_PLUGIN_PATH=$TMP/ex:$TEST_PLUGINS
+expect_rc 0 "$PREFIX/bin/tconv" --list
+expect_grep "$TMP/out" "writer  jsonl"
+expect_rc 0 "$PREFIX/bin/tconv" -w jsonl "$DATA/core/nesting.tevt"
+[ "$(wc -l <"$TMP/out")" = 17 ] || fail "expected 17 events"
+python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows[0] == {"kind": "complete", "ts": 1000, "dur": 500, "pid": "100", "tid": "7",
+                   "name": "step", "cat": "train"}, rows[0]
+assert rows[4]["args"] == {"bytes": 4096, "device": "cuda"}, rows[4]
+assert rows[5]["series"] == "used" and rows[5]["value"] == 2048, rows[5]
+' "$TMP/out" || fail "jsonl output is not what was expected"
+echo "example: ok"
