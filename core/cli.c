@@ -1,5 +1,6 @@
 /* The tconv command line: finds plugins, picks a reader and a writer, runs the conversion.
  * Exit status: 0 success (warnings allowed), 1 conversion error, 2 usage error. */
+#include <dirent.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -346,6 +347,61 @@ static const tconv_reader_class *cli_detect(const tconv_registry *r, tconv_input
     return best;
 }
 
+/* ---- directory inputs ------------------------------------------------------------------- */
+
+typedef struct cli_input {
+    char *path;
+    const char *dir; /* the directory given on the command line it was found in, or NULL */
+} cli_input;
+
+static int cli_visible(const struct dirent *e)
+{
+    return e->d_name[0] != '.';
+}
+
+/* Every regular file below dir, depth first, in bytewise name order, so a run folder always
+ * reads in the same order. */
+static void cli_expand_dir(const char *dir, const char *top, cli_input **list, size_t *n,
+                           size_t *cap)
+{
+    struct dirent **ents = NULL;
+    int m = scandir(dir, &ents, cli_visible, alphasort);
+    for (int i = 0; i < m; i++) {
+        size_t len = strlen(dir) + strlen(ents[i]->d_name) + 2;
+        char *p = tconv_xmalloc(len);
+        snprintf(p, len, "%s/%s", dir, ents[i]->d_name);
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            cli_expand_dir(p, top, list, n, cap);
+            free(p);
+        } else if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+            TCONV_GROW(*list, *cap, *n + 1);
+            (*list)[(*n)++] = (cli_input){p, top};
+        } else {
+            free(p);
+        }
+        free(ents[i]);
+    }
+    free(ents);
+}
+
+static cli_input *cli_inputs(char **args, size_t nargs, size_t *n)
+{
+    cli_input *list = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        struct stat st;
+        if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            cli_expand_dir(args[i], args[i], &list, n, &cap);
+        } else {
+            TCONV_GROW(list, cap, *n + 1);
+            list[(*n)++] = (cli_input){tconv_xstrdup(args[i]), NULL};
+        }
+    }
+    return list;
+}
+
 /* ---- progress --------------------------------------------------------------------------- */
 
 static double cli_now(void)
@@ -392,8 +448,10 @@ static int cli_convert(cli_run *run)
     const tconv_writer_class *wc = run->wc;
     char err[1024];
     char *stdin_only[] = {"-"};
-    char **inputs = a->ninputs ? a->inputs : stdin_only;
-    size_t ninputs = a->ninputs ? a->ninputs : 1;
+    size_t ninputs;
+    cli_input *inputs =
+        cli_inputs(a->ninputs ? a->inputs : stdin_only, a->ninputs ? a->ninputs : 1, &ninputs);
+    uint32_t nread = 0;
 
     const tconv_reader_class *fixed = NULL;
     if (a->reader && !(fixed = tconv_registry_reader(run->reg, a->reader, NULL))) {
@@ -441,13 +499,32 @@ static int cli_convert(cli_run *run)
     cli_progress prog = {NULL, 0, t0, t0, 0};
     if (!a->quiet && isatty(2)) tconv_sink_set_progress(sink, cli_progress_tick, &prog);
     for (size_t i = 0; i < ninputs && st == TCONV_OK && !rc; i++) {
-        tconv_ctx_set_input(ctx, (uint32_t)i);
-        tconv_input *in = tconv_input_open(ctx, inputs[i], (uint32_t)i);
+        tconv_ctx_set_input(ctx, nread);
+        tconv_input *in = tconv_input_open(ctx, inputs[i].path, nread);
         if (!in) {
             st = TCONV_FATAL;
             break;
         }
         const tconv_reader_class *rc_ = fixed ? fixed : cli_detect(run->reg, in);
+        if (inputs[i].dir && rc_ && fixed && fixed->probe) {
+            size_t hlen;
+            const unsigned char *head = tconv_input_peek(in, &hlen);
+            if (fixed->probe(head, hlen) <= 0) rc_ = NULL;
+        }
+        if (!rc_ && inputs[i].dir && !tconv_error_pending(ctx)) {
+            /* A folder may hold files of other formats (logs, images): skip them, counted. */
+            tconv_warning_add(ctx, "core.skipped-file",
+                              "'%s' (in '%s') is not in a format %s recognises; skipped",
+                              inputs[i].path, inputs[i].dir, fixed ? fixed->name : "any reader");
+            tconv_input_close(in);
+            if (i + 1 == ninputs && nread == 0) {
+                tconv_error_set(ctx, "no file under '%s' is in a format tconv can read",
+                                inputs[i].dir);
+                st = TCONV_FATAL;
+            }
+            continue;
+        }
+        nread++;
         if (!rc_) {
             if (tconv_error_pending(ctx)) {
                 st = TCONV_FATAL;
@@ -483,6 +560,9 @@ static int cli_convert(cli_run *run)
         tconv_input_close(in);
     }
     free(ropts);
+    for (size_t i = 0; i < ninputs; i++)
+        free(inputs[i].path);
+    free(inputs);
     if (prog.shown) fprintf(stderr, "\r\033[K");
     if (st == TCONV_OK && !rc) {
         st = tconv_sink_finish(sink);

@@ -36,4 +36,18 @@ expect_grep "$TMP/out" 'track T3 input=1 kind=thread pid="100" tid="7" process="
 "$TCONV" -q -w text-stacks "$IN" >"$TMP/a"
 "$TCONV" -q -w text-stacks "$IN" >"$TMP/b"
 cmp "$TMP/a" "$TMP/b" || fail "output differs between runs"
+
+
+# A directory reads every file below it in name order; files of unknown formats are skipped.
+mkdir -p "$TMP/run/sub"
+cp "$IN" "$TMP/run/b.tevt"
+cp "$TMP/nesting.bin" "$TMP/run/sub/a.bin"
+echo "notes" >"$TMP/run/README"
+expect_rc 0 "$TCONV" -w text "$TMP/run"
+[ "$(grep -c '^track ' "$TMP/out")" = 6 ] || fail "directory: expected 6 tracks"
+expect_grep "$TMP/err" "'$TMP/run/README' (in '$TMP/run') is not in a format any reader recognises; skipped"
+mkdir "$TMP/none"
+echo "notes" >"$TMP/none/README"
+expect_rc 1 "$TCONV" -w text "$TMP/none"
+expect_grep "$TMP/err" "tconv: error: no file under '$TMP/none' is in a format tconv can read"
 echo "convert: ok"
