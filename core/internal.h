@@ -127,7 +127,7 @@ void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t even
  * first, input order), COMPLETE as BEGIN/END, nesting repaired with counted warnings. */
 typedef tconv_status (*tconv_emit_fn)(void *user, const tconv_event *ev);
 typedef struct tconv_order tconv_order;
-tconv_order *tconv_order_new(tconv_ctx *ctx);
+tconv_order *tconv_order_new(tconv_ctx *ctx, int keep_payload);
 tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev);
 tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user);
 void tconv_order_free(tconv_order *o);

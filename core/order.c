@@ -16,55 +16,105 @@
 typedef struct order_span {
     int64_t ts, end;
     uint64_t seq;
-    size_t ev;     /* index of the BEGIN or COMPLETE event */
-    size_t end_ev; /* index of the END event, or SIZE_MAX */
+    size_t ev;     /* index of the BEGIN or COMPLETE record */
+    size_t end_ev; /* index of the END record, or SIZE_MAX */
 } order_span;
+
+/* A buffered event in 48 bytes. Spans without args (and every span, when the consumer is the
+ * stack stage, which needs only names) live here alone; anything else keeps a full copy in
+ * o->full, with its payload in the arena. */
+typedef struct order_rec {
+    int64_t ts;
+    int64_t dur;
+    uint64_t seq;
+    uint32_t track;
+    tconv_str name, cat;
+    uint16_t kind, flags;
+    uint32_t full; /* index + 1 into o->full; 0 when the record is the whole event */
+} order_rec;
 
 struct tconv_order {
     tconv_ctx *ctx;
-    tconv_event *ev;
+    int keep_payload;
+    order_rec *rec;
     size_t n, cap;
+    tconv_event *full;
+    size_t nfull, capfull;
     tconv_arena arena;
 };
 
-tconv_order *tconv_order_new(tconv_ctx *ctx)
+tconv_order *tconv_order_new(tconv_ctx *ctx, int keep_payload)
 {
     tconv_order *o = tconv_xcalloc(1, sizeof(*o));
     o->ctx = ctx;
+    o->keep_payload = keep_payload;
     return o;
 }
 
 void tconv_order_free(tconv_order *o)
 {
     if (!o) return;
-    free(o->ev);
+    free(o->rec);
+    free(o->full);
     tconv_arena_free(&o->arena);
     free(o);
 }
 
 size_t tconv_order_bytes(const tconv_order *o)
 {
-    return o->cap * sizeof(*o->ev) + o->arena.total;
+    return o->cap * sizeof(*o->rec) + o->capfull * sizeof(*o->full) + o->arena.total;
+}
+
+static int order_needs_full(const tconv_event *ev)
+{
+    if (ev->kind != TCONV_EV_BEGIN && ev->kind != TCONV_EV_END && ev->kind != TCONV_EV_COMPLETE &&
+        ev->kind != TCONV_EV_INSTANT)
+        return 1;
+    return ev->nargs || ev->id || ev->key || ev->unit || ev->text || ev->nframes || ev->nvalues;
 }
 
 tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
 {
-    TCONV_GROW(o->ev, o->cap, o->n + 1);
-    tconv_event *e = &o->ev[o->n++];
+    TCONV_GROW(o->rec, o->cap, o->n + 1);
+    order_rec *r = &o->rec[o->n++];
+    *r =
+        (order_rec){ev->ts, ev->dur, ev->seq, ev->track, ev->name, ev->cat, ev->kind, ev->flags, 0};
+    if (!o->keep_payload || !order_needs_full(ev)) return TCONV_OK;
+    TCONV_GROW(o->full, o->capfull, o->nfull + 1);
+    tconv_event *e = &o->full[o->nfull++];
     *e = *ev;
     e->args = tconv_arena_dup(&o->arena, ev->args, ev->nargs * sizeof(*ev->args));
     e->frames = tconv_arena_dup(&o->arena, ev->frames, ev->nframes * sizeof(*ev->frames));
     e->values = tconv_arena_dup(&o->arena, ev->values, ev->nvalues * sizeof(*ev->values));
+    r->full = (uint32_t)o->nfull;
     return TCONV_OK;
 }
 
+/* The event a record stands for. */
+static tconv_event order_event(const tconv_order *o, size_t i)
+{
+    const order_rec *r = &o->rec[i];
+    tconv_event e = TCONV_EVENT_INIT;
+    if (r->full) e = o->full[r->full - 1];
+    e.kind = r->kind;
+    e.flags = r->flags;
+    e.track = r->track;
+    e.name = r->name;
+    e.cat = r->cat;
+    e.ts = r->ts;
+    e.dur = r->dur;
+    e.seq = r->seq;
+    e.input = tconv_track_describe(o->ctx, r->track)->input;
+    return e;
+}
+
 /* Sort helpers: qsort is not stable, so every comparison ends on the unique input sequence. */
-static const tconv_event *order_sort_ev;
+static const order_rec *order_sort_rec;
 
 static int order_cmp_time(const void *a, const void *b)
 {
-    const tconv_event *x = &order_sort_ev[*(const size_t *)a];
-    const tconv_event *y = &order_sort_ev[*(const size_t *)b];
+    const order_rec *x = &order_sort_rec[*(const size_t *)a];
+    const order_rec *y = &order_sort_rec[*(const size_t *)b];
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
@@ -90,22 +140,23 @@ typedef struct order_run {
 static void order_points_before(order_run *r, int64_t t, int inclusive)
 {
     while (r->st == TCONV_OK && r->pi < r->npoints) {
-        const tconv_event *p = &r->o->ev[r->points[r->pi]];
+        const order_rec *p = &r->o->rec[r->points[r->pi]];
         if (p->ts > t || (p->ts == t && !inclusive)) break;
-        r->st = r->emit(r->user, p);
+        tconv_event e = order_event(r->o, r->points[r->pi]);
+        r->st = r->emit(r->user, &e);
         r->pi++;
     }
 }
 
 static void order_emit_begin(order_run *r, const order_span *s)
 {
-    const tconv_event *src = &r->o->ev[s->ev];
-    tconv_event e = *src;
+    tconv_event e = order_event(r->o, s->ev);
     e.kind = TCONV_EV_BEGIN;
     e.dur = 0;
     if (s->end_ev != SIZE_MAX) {
         /* Chrome merges the END's args into the slice: keep both. */
-        const tconv_event *end = &r->o->ev[s->end_ev];
+        tconv_event endev = order_event(r->o, s->end_ev);
+        const tconv_event *end = &endev;
         if (!e.name) e.name = end->name;
         if (!e.cat) e.cat = end->cat;
         if (end->nargs) {
@@ -122,16 +173,16 @@ static void order_emit_begin(order_run *r, const order_span *s)
 
 static void order_emit_end(order_run *r, const order_span *s)
 {
-    const tconv_event *src = &r->o->ev[s->ev];
+    const order_rec *src = &r->o->rec[s->ev];
     tconv_event e = TCONV_EVENT_INIT;
     e.kind = TCONV_EV_END;
     e.flags = src->flags;
     e.track = src->track;
     e.name = src->name;
     e.cat = src->cat;
-    e.id = src->id;
+    e.id = src->full ? r->o->full[src->full - 1].id : 0; /* async spans pair by id */
     e.ts = s->end;
-    e.input = src->input;
+    e.input = tconv_track_describe(r->o->ctx, src->track)->input;
     e.seq = src->seq;
     if (r->st == TCONV_OK) r->st = r->emit(r->user, &e);
 }
@@ -140,7 +191,7 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
                                 void *user)
 {
     tconv_ctx *ctx = o->ctx;
-    order_sort_ev = o->ev;
+    order_sort_rec = o->rec;
     qsort(idx, n, sizeof(*idx), order_cmp_time);
 
     order_span *spans = tconv_xmalloc((n ? n : 1) * sizeof(*spans));
@@ -150,7 +201,7 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
     int64_t last = INT64_MIN;
 
     for (size_t k = 0; k < n; k++) {
-        tconv_event *e = &o->ev[idx[k]];
+        order_rec *e = &o->rec[idx[k]];
         int64_t end = e->kind == TCONV_EV_COMPLETE ? e->ts + (e->dur > 0 ? e->dur : 0) : e->ts;
         if (end > last) last = end;
         switch (e->kind) {
@@ -168,7 +219,7 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
                 break;
             }
             {
-                const tconv_event *b = &o->ev[open[--nopen]];
+                const order_rec *b = &o->rec[open[--nopen]];
                 spans[nspans++] = (order_span){b->ts, e->ts, b->seq, open[nopen], idx[k]};
             }
             break;
@@ -177,12 +228,12 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
         }
     }
     while (nopen) {
-        const tconv_event *b = &o->ev[open[--nopen]];
+        const order_rec *b = &o->rec[open[--nopen]];
         tconv_warning_add(ctx, "order.unclosed-span",
                           "span '%s' begun at %lld ns on track %u is never ended; closed at the "
                           "track's last time",
                           tconv_string_get(ctx, b->name), (long long)b->ts, b->track);
-        o->ev[open[nopen]].flags |= TCONV_EVF_REPAIRED;
+        o->rec[open[nopen]].flags |= TCONV_EVF_REPAIRED;
         spans[nspans++] = (order_span){b->ts, last, b->seq, open[nopen], SIZE_MAX};
     }
     qsort(spans, nspans, sizeof(*spans), order_cmp_span);
@@ -201,11 +252,11 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
             tconv_warning_add(ctx, "order.child-outlives-parent",
                               "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
                               "clipped to the parent's end",
-                              tconv_string_get(ctx, o->ev[s->ev].name), (long long)s->ts,
-                              (long long)s->end, tconv_string_get(ctx, o->ev[p->ev].name),
+                              tconv_string_get(ctx, o->rec[s->ev].name), (long long)s->ts,
+                              (long long)s->end, tconv_string_get(ctx, o->rec[p->ev].name),
                               (long long)p->end);
             s->end = p->end;
-            o->ev[s->ev].flags |= TCONV_EVF_REPAIRED;
+            o->rec[s->ev].flags |= TCONV_EVF_REPAIRED;
         }
         order_points_before(&r, s->ts, 0);
         order_emit_begin(&r, s);
@@ -230,14 +281,14 @@ tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user)
     uint32_t ntracks = tconv_track_count(o->ctx);
     size_t *start = tconv_xcalloc((size_t)ntracks + 2, sizeof(*start));
     for (size_t i = 0; i < o->n; i++)
-        start[o->ev[i].track + 1]++;
+        start[o->rec[i].track + 1]++;
     for (uint32_t t = 0; t <= ntracks; t++)
         start[t + 1] += start[t];
     size_t *idx = tconv_xmalloc((o->n ? o->n : 1) * sizeof(*idx));
     size_t *fill = tconv_xmalloc(((size_t)ntracks + 1) * sizeof(*fill));
     memcpy(fill, start, ((size_t)ntracks + 1) * sizeof(*fill));
     for (size_t i = 0; i < o->n; i++)
-        idx[fill[o->ev[i].track]++] = i;
+        idx[fill[o->rec[i].track]++] = i;
     free(fill);
 
     tconv_status st = TCONV_OK;

@@ -42,7 +42,7 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
         s->mode = SINK_ORDERED;
     else
         s->mode = SINK_DIRECT;
-    if (s->mode != SINK_DIRECT) s->order = tconv_order_new(ctx);
+    if (s->mode != SINK_DIRECT) s->order = tconv_order_new(ctx, s->mode == SINK_ORDERED);
     return s;
 }
 

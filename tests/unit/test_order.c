@@ -2,7 +2,7 @@
 
 static const char *order(tconv_ctx *ctx, tconv_event *evs, size_t n, rec *r)
 {
-    tconv_order *o = tconv_order_new(ctx);
+    tconv_order *o = tconv_order_new(ctx, 1);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(tconv_order_add(o, &evs[i]), TCONV_OK);
     memset(r, 0, sizeof(*r));

@@ -3,7 +3,7 @@
 /* Order then stack, as the sink does for profile writers. */
 static void run(tconv_ctx *ctx, tconv_event *evs, size_t n, rec *r)
 {
-    tconv_order *o = tconv_order_new(ctx);
+    tconv_order *o = tconv_order_new(ctx, 0);
     for (size_t i = 0; i < n; i++)
         tconv_order_add(o, &evs[i]);
     memset(r, 0, sizeof(*r));
@@ -64,7 +64,7 @@ static void deep_and_wide(void **state)
         for (int k = 0; k < 3; k++)
             evs[n++] = mk(ctx, t, TCONV_EV_COMPLETE, end - 9 + k * 3, 2, "leaf");
     }
-    tconv_order *o = tconv_order_new(ctx);
+    tconv_order *o = tconv_order_new(ctx, 0);
     for (size_t i = n; i-- > 0;)
         tconv_order_add(o, &evs[i]); /* reversed input */
     rec r = {.ctx = ctx, .count_only = 1};
