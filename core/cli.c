@@ -42,23 +42,26 @@ static void cli_usage(FILE *f)
           "\n"
           "  -r, --reader NAME     input format; omitted: detected from the first bytes\n"
           "  -w, --writer NAME     output format; omitted: inferred from -o\n"
-          "                        (.pb.gz/.pprof -> pprof, .folded -> folded, .csv -> csv)\n"
+          "                        (.pb.gz/.pprof -> pprof, .folded -> folded, .csv -> csv,\n"
+          "                        .txt -> text)\n"
           "  -o, --output OUT      output file or directory; absent or '-' is stdout\n"
           "  -R key=val            reader option (see --help-plugin READER)\n"
           "  -W key=val            writer option (see --help-plugin WRITER)\n"
           "      --strict          malformed records are errors, not counted warnings\n"
+          "                        (for readers with a 'strict' option)\n"
           "      --force           replace an existing non-empty output directory\n"
           "      --plugin-path DIR search DIR for plugins (repeatable)\n"
           "      --list            list plugins, readers and writers\n"
           "      --help-plugin N   describe plugin, reader or writer N and its options\n"
           "  -q, --quiet           no warnings or progress\n"
-          "  -v, --verbose         more detail (loaded plugins, stage statistics)\n"
+          "  -v, --verbose         say which reader reads each input, and the throughput\n"
           "  -V, --version         print the version\n"
           "  -h, --help            this help\n"
           "\n"
           "Plugins are searched in $TCONV_PLUGIN_PATH (colon-separated), each --plugin-path,\n"
-          "~/.local/lib/tconv/plugins, then the installed plugin folder; the first plugin of a\n"
-          "name wins. Exit status: 0 done (maybe with warnings), 1 conversion failed, 2 usage.\n"
+          "~/.local/lib/tconv/plugins, next to the executable (plugins/, ../lib/tconv/plugins),\n"
+          "then the installed plugin folder; the first plugin of a name wins.\n"
+          "Exit status: 0 done (maybe with warnings), 1 conversion failed, 2 usage.\n"
           "\n"
           "examples:\n"
           "  tconv -w pprof -o trace.pb.gz trace.json.gz   # then: go tool pprof -top trace.pb.gz\n"
@@ -347,6 +350,20 @@ static const tconv_reader_class *cli_detect(const tconv_registry *r, tconv_input
     return best;
 }
 
+/* Reader options as given, plus strict=true from --strict where the reader has that option. */
+static int cli_parse_ropts(const tconv_reader_class *rc, const cli_args *a, tconv_options *ro,
+                           char *err, size_t cap)
+{
+    char **kv = tconv_xcalloc(a->nropts + 1, sizeof(char *));
+    size_t n = a->nropts;
+    if (n) memcpy(kv, a->ropts, n * sizeof(char *));
+    for (const tconv_option_desc *d = rc->options; a->strict && d && d->name; d++)
+        if (strcmp(d->name, "strict") == 0) kv[n++] = "strict=true";
+    int r = tconv_options_parse(ro, rc->options, kv, n, err, cap);
+    free(kv);
+    return r;
+}
+
 /* ---- directory inputs ------------------------------------------------------------------- */
 
 typedef struct cli_input {
@@ -447,11 +464,6 @@ static int cli_convert(cli_run *run)
     tconv_ctx *ctx = run->ctx;
     const tconv_writer_class *wc = run->wc;
     char err[1024];
-    char *stdin_only[] = {"-"};
-    size_t ninputs;
-    cli_input *inputs =
-        cli_inputs(a->ninputs ? a->inputs : stdin_only, a->ninputs ? a->ninputs : 1, &ninputs);
-    uint32_t nread = 0;
 
     const tconv_reader_class *fixed = NULL;
     if (a->reader && !(fixed = tconv_registry_reader(run->reg, a->reader, NULL))) {
@@ -461,37 +473,33 @@ static int cli_convert(cli_run *run)
         return EXIT_USAGE;
     }
     /* Reader options are checked up front when the reader is known, so a typo costs nothing. */
-    char **ropts = tconv_xcalloc(a->nropts + 1, sizeof(char *));
-    size_t nropts = a->nropts;
-    if (a->nropts) memcpy(ropts, a->ropts, a->nropts * sizeof(char *));
-    if (a->strict) ropts[nropts++] = "strict=true";
     tconv_options ro;
     if (fixed) {
-        if (tconv_options_parse(&ro, fixed->options, ropts, nropts, err, sizeof(err)) < 0) {
-            tconv_options_free(&ro);
-            free(ropts);
+        int bad = cli_parse_ropts(fixed, a, &ro, err, sizeof(err)) < 0;
+        tconv_options_free(&ro);
+        if (bad) {
             fprintf(stderr, "tconv: reader %s: %s\n", fixed->name, err);
             return EXIT_USAGE;
         }
-        tconv_options_free(&ro);
     }
 
     tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
                             a->force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     tconv_output *out = tconv_output_open(ctx, a->output, &oo);
-    if (!out) {
-        free(ropts);
-        return EXIT_CONVERT;
-    }
+    if (!out) return EXIT_CONVERT;
     void *ws = NULL;
     tconv_status st = wc->open(ctx, out, &run->wopts, &ws);
     if (st != TCONV_OK) {
         if (!tconv_error_pending(ctx))
             tconv_error_set(ctx, "the %s writer failed to start", wc->name);
         tconv_output_close(out);
-        free(ropts);
         return EXIT_CONVERT;
     }
+    char *stdin_only[] = {"-"};
+    size_t ninputs;
+    cli_input *inputs =
+        cli_inputs(a->ninputs ? a->inputs : stdin_only, a->ninputs ? a->ninputs : 1, &ninputs);
+    uint32_t nread = 0;
     tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
     int rc = 0;
     double t0 = cli_now();
@@ -517,11 +525,6 @@ static int cli_convert(cli_run *run)
                               "'%s' (in '%s') is not in a format %s recognises; skipped",
                               inputs[i].path, inputs[i].dir, fixed ? fixed->name : "any reader");
             tconv_input_close(in);
-            if (i + 1 == ninputs && nread == 0) {
-                tconv_error_set(ctx, "no file under '%s' is in a format tconv can read",
-                                inputs[i].dir);
-                st = TCONV_FATAL;
-            }
             continue;
         }
         nread++;
@@ -538,7 +541,7 @@ static int cli_convert(cli_run *run)
             tconv_input_close(in);
             break;
         }
-        if (tconv_options_parse(&ro, rc_->options, ropts, nropts, err, sizeof(err)) < 0) {
+        if (cli_parse_ropts(rc_, a, &ro, err, sizeof(err)) < 0) {
             fprintf(stderr, "tconv: reader %s: %s\n", rc_->name, err);
             tconv_options_free(&ro);
             tconv_input_close(in);
@@ -559,7 +562,12 @@ static int cli_convert(cli_run *run)
         tconv_options_free(&ro);
         tconv_input_close(in);
     }
-    free(ropts);
+    if (nread == 0 && st == TCONV_OK && !rc) {
+        /* Only directories were given, and nothing in them could be read. */
+        tconv_error_set(ctx, "no file under '%s' is in a format tconv can read",
+                        a->ninputs ? a->inputs[0] : "-");
+        st = TCONV_FATAL;
+    }
     for (size_t i = 0; i < ninputs; i++)
         free(inputs[i].path);
     free(inputs);
@@ -610,7 +618,7 @@ static int cli_main(cli_args *a)
         char err[1024];
         if (!wname) {
             rc = cli_usage_error("%s", "no writer: give one with -w (writers: see --list), or an "
-                                       "-o name ending in .pb.gz, .pprof, .folded or .csv");
+                                       "-o name ending in .pb.gz, .pprof, .folded, .csv or .txt");
         } else if (!(run.wc = tconv_registry_writer(&reg, wname, NULL))) {
             fprintf(stderr, "tconv: unknown writer '%s'; available writers: ", wname);
             cli_list_names(&reg, 1, stderr);

@@ -129,6 +129,8 @@ typedef tconv_status (*tconv_emit_fn)(void *user, const tconv_event *ev);
 typedef struct tconv_order tconv_order;
 tconv_order *tconv_order_new(tconv_ctx *ctx, int keep_payload);
 tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev);
+/* Every event's time, buffered or not, so an unclosed span can be closed at its track's end. */
+void tconv_order_note_time(tconv_order *o, uint32_t track, int64_t t);
 tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user);
 void tconv_order_free(tconv_order *o);
 size_t tconv_order_bytes(const tconv_order *o);

@@ -41,7 +41,20 @@ struct tconv_order {
     tconv_event *full;
     size_t nfull, capfull;
     tconv_arena arena;
+    int64_t *last; /* per track: latest time of any event pushed, buffered or not */
+    size_t nlast;
 };
+
+void tconv_order_note_time(tconv_order *o, uint32_t track, int64_t t)
+{
+    if (track >= o->nlast) {
+        size_t n = o->nlast;
+        TCONV_GROW(o->last, o->nlast, (size_t)track + 1);
+        for (size_t i = n; i < o->nlast; i++)
+            o->last[i] = INT64_MIN;
+    }
+    if (t > o->last[track]) o->last[track] = t;
+}
 
 tconv_order *tconv_order_new(tconv_ctx *ctx, int keep_payload)
 {
@@ -56,6 +69,7 @@ void tconv_order_free(tconv_order *o)
     if (!o) return;
     free(o->rec);
     free(o->full);
+    free(o->last);
     tconv_arena_free(&o->arena);
     free(o);
 }
@@ -127,6 +141,13 @@ static int order_cmp_span(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A writer's TCONV_RECORD refuses one event; only TCONV_FATAL stops the flush. */
+static tconv_status order_emit(tconv_emit_fn emit, void *user, const tconv_event *e)
+{
+    tconv_status st = emit(user, e);
+    return st == TCONV_RECORD ? TCONV_OK : st;
+}
+
 typedef struct order_run {
     tconv_order *o;
     tconv_emit_fn emit;
@@ -143,7 +164,7 @@ static void order_points_before(order_run *r, int64_t t, int inclusive)
         const order_rec *p = &r->o->rec[r->points[r->pi]];
         if (p->ts > t || (p->ts == t && !inclusive)) break;
         tconv_event e = order_event(r->o, r->points[r->pi]);
-        r->st = r->emit(r->user, &e);
+        r->st = order_emit(r->emit, r->user, &e);
         r->pi++;
     }
 }
@@ -168,7 +189,7 @@ static void order_emit_begin(order_run *r, const order_span *s)
             e.nargs += end->nargs;
         }
     }
-    if (r->st == TCONV_OK) r->st = r->emit(r->user, &e);
+    if (r->st == TCONV_OK) r->st = order_emit(r->emit, r->user, &e);
 }
 
 static void order_emit_end(order_run *r, const order_span *s)
@@ -184,7 +205,7 @@ static void order_emit_end(order_run *r, const order_span *s)
     e.ts = s->end;
     e.input = tconv_track_describe(r->o->ctx, src->track)->input;
     e.seq = src->seq;
-    if (r->st == TCONV_OK) r->st = r->emit(r->user, &e);
+    if (r->st == TCONV_OK) r->st = order_emit(r->emit, r->user, &e);
 }
 
 static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emit_fn emit,
@@ -198,7 +219,7 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
     size_t *open = tconv_xmalloc((n ? n : 1) * sizeof(*open));
     size_t *points = tconv_xmalloc((n ? n : 1) * sizeof(*points));
     size_t nspans = 0, nopen = 0, npoints = 0;
-    int64_t last = INT64_MIN;
+    int64_t last = n && o->rec[idx[0]].track < o->nlast ? o->last[o->rec[idx[0]].track] : INT64_MIN;
 
     for (size_t k = 0; k < n; k++) {
         order_rec *e = &o->rec[idx[k]];
@@ -219,7 +240,9 @@ static tconv_status order_track(tconv_order *o, size_t *idx, size_t n, tconv_emi
                 break;
             }
             {
-                const order_rec *b = &o->rec[open[--nopen]];
+                order_rec *b = &o->rec[open[--nopen]];
+                if (!b->name) b->name = e->name; /* "B" unnamed, "E" named: the name holds */
+                if (!b->cat) b->cat = e->cat;
                 spans[nspans++] = (order_span){b->ts, e->ts, b->seq, open[nopen], idx[k]};
             }
             break;

@@ -19,8 +19,9 @@ enum { OUTPUT_BUF = 256 * 1024 };
 
 struct tconv_output {
     tconv_ctx *ctx;
-    char *name; /* as given, "-" for stdout */
-    char *tmp;  /* temporary file or directory, NULL when written in place */
+    char *name;   /* as given, "-" for stdout */
+    char *target; /* what a symlink named by name points to; NULL if name is no link */
+    char *tmp;    /* temporary file or directory, NULL when written in place */
     int fd;
     int mode;
     int failed;
@@ -133,15 +134,26 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
         tconv_output_close(out);
         return NULL;
     }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* Through a symlink, replace what it points to, not the link. */
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (out->target = realpath(path, NULL)))
+        path = out->target;
+    int exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
         out->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (out->fd >= 0 && o->binary && isatty(out->fd)) {
+            tconv_error_set(ctx, "refusing to write binary output to a terminal ('%s')", path);
+            tconv_output_close(out);
+            return NULL;
+        }
     } else {
         out->tmp = output_sibling(path, "tconv");
         out->fd = mkstemp(out->tmp);
         if (out->fd >= 0) {
+            /* A replaced file keeps its mode; a new one gets the usual 0666 & ~umask. */
             mode_t mask = umask(0);
             umask(mask);
-            fchmod(out->fd, 0666 & ~mask);
+            fchmod(out->fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
         }
     }
     if (out->fd < 0) {
@@ -174,7 +186,12 @@ static int output_flush(tconv_output *out)
 
 TCONV_API int tconv_output_write(tconv_output *out, const void *buf, size_t len)
 {
-    if (out->failed || out->mode != TCONV_OUT_STREAM) return -1;
+    if (out->mode != TCONV_OUT_STREAM) {
+        tconv_error_set(out->ctx, "a directory writer wrote to its output as a stream; it "
+                                  "should write files under tconv_output_dir()");
+        return -1;
+    }
+    if (out->failed) return -1;
     out->bytes += len;
     if (out->len + len > OUTPUT_BUF) {
         if (output_flush(out) < 0) return -1;
@@ -266,7 +283,7 @@ int tconv_output_commit(tconv_output *out)
         return -1;
     }
     out->fd = -1;
-    if (rename(out->tmp, out->name) != 0) {
+    if (rename(out->tmp, out->target ? out->target : out->name) != 0) {
         tconv_error_set(out->ctx, "cannot create '%s': %s", out->name, strerror(errno));
         return -1;
     }
@@ -295,6 +312,7 @@ void tconv_output_close(tconv_output *out)
     tconv_output_abort(out);
     if (out->fd > 2) close(out->fd);
     free(out->name);
+    free(out->target);
     free(out->buf);
     free(out);
 }

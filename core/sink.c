@@ -42,7 +42,9 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
         s->mode = SINK_ORDERED;
     else
         s->mode = SINK_DIRECT;
-    if (s->mode != SINK_DIRECT) s->order = tconv_order_new(ctx, s->mode == SINK_ORDERED);
+    /* In stack mode the spans need only names; an ordered writer's own events keep it all. */
+    if (s->mode != SINK_DIRECT)
+        s->order = tconv_order_new(ctx, (wc->flags & TCONV_WRITER_ORDERED) != 0);
     return s;
 }
 
@@ -100,6 +102,11 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
     } else {
         tconv_track_apply_metadata(ctx, &e);
     }
+    if (s->order && e.kind != TCONV_EV_METADATA) {
+        tconv_order_note_time(s->order, e.track, e.ts);
+        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
+            tconv_order_note_time(s->order, e.track, e.ts + e.dur);
+    }
     if (sink_is_span(e.kind)) s->have_spans = 1;
     if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
 
@@ -108,7 +115,8 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         s->dropped[e.kind]++;
         return TCONV_OK;
     }
-    if (s->mode == SINK_ORDERED && e.kind != TCONV_EV_METADATA)
+    /* An ordered writer gets all its events through the stage, samples included. */
+    if ((s->wc->flags & TCONV_WRITER_ORDERED) && e.kind != TCONV_EV_METADATA)
         return tconv_order_add(s->order, &e);
     return s->wc->event(s->ws, &e);
 }
@@ -123,14 +131,16 @@ tconv_status tconv_sink_finish(tconv_sink *s)
 {
     tconv_ctx *ctx = s->ctx;
     tconv_status st = TCONV_OK;
-    if (s->mode == SINK_STACKS && s->have_spans) {
-        if (s->have_samples) {
+    if (s->mode == SINK_STACKS) {
+        if (s->have_spans && s->have_samples) {
             tconv_warning_add(ctx, "core.mixed-samples",
-                              "the input has both spans and stack samples; the spans' self "
-                              "times use the sample types of the samples");
-        } else {
+                              "the input has both spans and stack samples; the samples made "
+                              "from spans carry two values (count, self ns) whatever sample "
+                              "types the input declared");
+        } else if (s->have_spans) {
             tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
         }
+        /* The stack stage passes on whatever else an ordered writer buffered. */
         tconv_stack *stack = tconv_stack_new(ctx, sink_emit, s);
         st = tconv_order_flush(s->order, tconv_stack_event, stack);
         tconv_stack_free(stack);

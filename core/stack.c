@@ -61,7 +61,7 @@ tconv_status tconv_stack_event(void *stack, const tconv_event *ev)
         s->depth++;
         return TCONV_OK;
     }
-    if (ev->kind != TCONV_EV_END) return s->emit(s->user, ev);
+    if (ev->kind != TCONV_EV_END) return s->emit(s->user, ev); /* what an ordered writer takes */
     if (!s->depth) return TCONV_OK;
     stack_entry *top = &s->entries[s->depth - 1];
     int64_t dur = ev->ts - top->start;

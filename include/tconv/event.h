@@ -45,8 +45,9 @@ enum {
     TCONV_EVF_SCOPE_PROCESS = 1u << 1,  /* instant: whole process */
     TCONV_EVF_BIND_NEXT = 1u << 2,      /* flow: binds to the next slice that starts (default) */
     TCONV_EVF_BIND_ENCLOSING = 1u << 3, /* flow: binds to the enclosing slice (Chrome bp:"e") */
-    TCONV_EVF_ASYNC = 1u << 4,          /* span on an async track: may overlap its siblings */
-    TCONV_EVF_REPAIRED = 1u << 5        /* set by the ordering stage on spans it clipped/closed */
+    TCONV_EVF_ASYNC = 1u << 4,   /* async span: put overlapping ones on separate tracks, since the
+                                    ordering stage nests (and clips) within a track */
+    TCONV_EVF_REPAIRED = 1u << 5 /* set by the ordering stage on spans it clipped/closed */
 };
 
 typedef enum tconv_arg_type {

@@ -115,12 +115,42 @@ static void devices_are_written_in_place(void **state)
     tconv_ctx_free(ctx);
 }
 
+static void symlink_target_replaced_keeping_mode(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("output-link");
+    char real[4200], link[4200];
+    snprintf(real, sizeof(real), "%s/real.txt", dir);
+    snprintf(link, sizeof(link), "%s/link.txt", dir);
+    testutil_write(real, "old\n", 4);
+    assert_int_equal(chmod(real, 0640), 0);
+    assert_int_equal(symlink("real.txt", link), 0);
+    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_output_opts oo = {TCONV_OUT_STREAM, 0, 0};
+    tconv_output *out = tconv_output_open(ctx, link, &oo);
+    assert_non_null(out);
+    assert_string_equal(tconv_output_name(out), link);
+    tconv_output_write(out, "new\n", 4);
+    assert_int_equal(tconv_output_commit(out), 0);
+    tconv_output_close(out);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(real, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    char *s = testutil_slurp(real, NULL);
+    assert_string_equal(s, "new\n");
+    free(s);
+    tconv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(file_replaced_only_on_commit),
         cmocka_unit_test(directory_output),
         cmocka_unit_test(devices_are_written_in_place),
+        cmocka_unit_test(symlink_target_replaced_keeping_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
