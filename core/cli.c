@@ -503,7 +503,7 @@ static int cli_convert(cli_run *run)
     tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
     int rc = 0;
     double t0 = cli_now();
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, plain = 0; /* read from files; after decompression */
     cli_progress prog = {NULL, 0, t0, t0, 0};
     if (!a->quiet && isatty(2)) tconv_sink_set_progress(sink, cli_progress_tick, &prog);
     for (size_t i = 0; i < ninputs && st == TCONV_OK && !rc; i++) {
@@ -558,6 +558,7 @@ static int cli_convert(cli_run *run)
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",
                             tconv_input_name(in), rc_->name);
         bytes += tconv_input_raw_offset(in);
+        plain += tconv_input_offset(in);
         prog.done_bytes = bytes;
         tconv_options_free(&ro);
         tconv_input_close(in);
@@ -585,9 +586,10 @@ static int cli_convert(cli_run *run)
     tconv_output_close(out); /* removes the temporary file or directory if not committed */
     if (a->verbose) {
         double dt = cli_now() - t0;
-        fprintf(stderr, "tconv: %llu events from %.1f MB in %.3f s (%.1f MB/s)\n",
-                (unsigned long long)nevents, (double)bytes / 1e6, dt,
-                dt > 0 ? (double)bytes / 1e6 / dt : 0.0);
+        fprintf(stderr,
+                "tconv: %llu events from %.1f MB (%.1f MB read) in %.3f s: %.1f MB/s of input\n",
+                (unsigned long long)nevents, (double)plain / 1e6, (double)bytes / 1e6, dt,
+                dt > 0 ? (double)plain / 1e6 / dt : 0.0);
     }
     if (rc) return rc;
     return st == TCONV_OK ? 0 : EXIT_CONVERT;

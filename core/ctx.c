@@ -64,6 +64,16 @@ TCONV_API int tconv_ctx_verbosity(const tconv_ctx *ctx)
     return ctx->verbosity;
 }
 
+TCONV_API void tconv_args_ignore(tconv_ctx *ctx)
+{
+    ctx->ignore_args = 1;
+}
+
+int tconv_ctx_ignores_args(const tconv_ctx *ctx)
+{
+    return ctx->ignore_args;
+}
+
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t)
 {
     if (!ctx->have_bounds) {

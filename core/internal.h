@@ -69,6 +69,7 @@ struct tconv_ctx {
     int verbosity;
     int have_bounds;
     int64_t first_ns, last_ns;
+    int ignore_args;
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -76,6 +77,7 @@ void tconv_ctx_free(tconv_ctx *ctx);
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v);
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t);
+int tconv_ctx_ignores_args(const tconv_ctx *ctx);
 /* Print the warning summary (one line per kind) to f. */
 void tconv_warning_print(const tconv_ctx *ctx, FILE *f);
 /* Print the error chain as "tconv: error: ..." and "  caused by: ..." lines. */
@@ -155,6 +157,7 @@ typedef struct tconv_registry {
     int quiet;
     FILE *warn; /* where load warnings go */
     int nwarnings;
+    int ltdl_ready;
 } tconv_registry;
 
 int tconv_registry_load_dir(tconv_registry *r, const char *dir);

@@ -8,8 +8,6 @@
 
 #include "internal.h"
 
-static int loader_users;
-
 static int loader_is_plugin(const struct dirent *e)
 {
     size_t n = strlen(e->d_name);
@@ -131,9 +129,12 @@ static void loader_try(tconv_registry *r, const char *path)
 
 int tconv_registry_load_dir(tconv_registry *r, const char *dir)
 {
-    if (!loader_users++ && lt_dlinit() != 0) {
-        fprintf(stderr, "tconv: error: cannot initialise libltdl: %s\n", lt_dlerror());
-        return -1;
+    if (!r->ltdl_ready) {
+        if (lt_dlinit() != 0) {
+            fprintf(stderr, "tconv: error: cannot initialise libltdl: %s\n", lt_dlerror());
+            return -1;
+        }
+        r->ltdl_ready = 1;
     }
     struct dirent **list = NULL;
     int n = scandir(dir, &list, loader_is_plugin, alphasort);
@@ -158,7 +159,8 @@ void tconv_registry_free(tconv_registry *r)
     free(r->plugins);
     r->plugins = NULL;
     r->n = r->cap = 0;
-    if (loader_users && !--loader_users) lt_dlexit();
+    if (r->ltdl_ready) lt_dlexit();
+    r->ltdl_ready = 0;
 }
 
 const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,

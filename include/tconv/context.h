@@ -87,6 +87,11 @@ int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample_type *typ
 const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
                                                size_t *default_index);
 
+/* ---- hints from writers ------------------------------------------------------------------ */
+/* A writer that never reads event args says so at open(), so that the stages that buffer
+ * events (ordering, for ordered writers) need not keep them. */
+void tconv_args_ignore(tconv_ctx *ctx);
+
 /* ---- misc ------------------------------------------------------------------------------- */
 int tconv_ctx_verbosity(const tconv_ctx *ctx); /* -1 quiet, 0 normal, 1+ verbose */
 /* Earliest and latest time seen in the events pushed so far (span ends included); 0 if none. */

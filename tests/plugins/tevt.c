@@ -61,6 +61,11 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
         tconv_event ev = TCONV_EVENT_INIT;
         tconv_frame frames[TEVT_MAXFRAMES];
         int64_t value = 0;
+        if (n == 0) { /* blanks only */
+            free(copy);
+            free(full);
+            continue;
+        }
         char ph = tok[0][0];
         int bad = 0;
         if (ph == 'A') {
