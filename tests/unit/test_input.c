@@ -120,7 +120,7 @@ static void truncated_gzip_is_an_error(void **state)
     for (size_t i = 0; i < sizeof(data); i++)
         data[i] = (char)('a' + (i * 7919) % 26);
     write_gzip(gz, data, sizeof(data), 1);
-    size_t glen;
+    size_t glen = 0;
     char *g = testutil_slurp(gz, &glen);
     testutil_write(gz, g, glen / 2);
     free(g);

@@ -1,0 +1,60 @@
+/* OTF2 prints its errors to stderr unless a callback takes them. The callback keeps the last
+ * report; a failing call then becomes the run's error with that report as its text, and reports
+ * on calls that still succeeded become one counted warning. The callback is process-wide, so it
+ * is installed for the writer's lifetime and the previous one is put back afterwards. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "otf2_writer.h"
+
+static OTF2_ErrorCallback otf2_error_previous;
+static int otf2_error_installed;
+
+static OTF2_ErrorCode otf2_error_callback(void *user, const char *file, uint64_t line,
+                                          const char *function, OTF2_ErrorCode code,
+                                          const char *fmt, va_list va)
+{
+    (void)file;
+    (void)line;
+    (void)function;
+    otf2_state *st = user;
+    vsnprintf(st->lib_msg, sizeof(st->lib_msg), fmt ? fmt : "", va);
+    st->lib_code = code;
+    st->lib_reports++;
+    return code;
+}
+
+void otf2_error_install(otf2_state *st)
+{
+    otf2_error_previous = OTF2_Error_RegisterCallback(otf2_error_callback, st);
+    otf2_error_installed = 1;
+}
+
+void otf2_error_uninstall(void)
+{
+    if (!otf2_error_installed) return;
+    /* OTF2 does not hand back the previous callback's data; its default has none. */
+    OTF2_Error_RegisterCallback(otf2_error_previous, NULL);
+    otf2_error_installed = 0;
+}
+
+tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code)
+{
+    if (st->lib_reports) {
+        tconv_error_set(st->ctx, "otf2: %s failed: %s: %s", what, OTF2_Error_GetName(st->lib_code),
+                        st->lib_msg);
+        st->lib_reports = 0;
+    } else {
+        tconv_error_set(st->ctx, "otf2: %s failed: %s (%s)", what, OTF2_Error_GetName(code),
+                        OTF2_Error_GetDescription(code));
+    }
+    return TCONV_FATAL;
+}
+
+void otf2_error_flush_warnings(otf2_state *st)
+{
+    if (!st->lib_reports) return;
+    tconv_warning_add(st->ctx, "otf2.library", "the OTF2 library reported: %s: %s",
+                      OTF2_Error_GetName(st->lib_code), st->lib_msg);
+    st->lib_reports = 0;
+}

@@ -1,0 +1,237 @@
+/* The OTF2 writer's internal state, shared by the files of this plugin only.
+ *
+ * The writer works in two phases. While the core delivers the ordered stream (metadata first,
+ * then one track after another), every event is appended in a compact byte form to the buffer
+ * of its location (otf2_collect.c). At finish, flows are paired (otf2_flows.c), processes and
+ * threads become location groups and locations (otf2_layout.c), and the archive is written one
+ * location at a time, then the definitions (otf2_archive.c). */
+#ifndef TCONV_OTF2_WRITER_H
+#define TCONV_OTF2_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+#include "tconv/tconv.h"
+
+#include "otf2_bytes.h"
+#include "otf2_map.h"
+
+/* Record tags of the compact location buffers (low bits), and the flag for an attribute list. */
+enum {
+    OTF2W_REC_ENTER = 1,
+    OTF2W_REC_LEAVE = 2,
+    OTF2W_REC_METRIC = 3,
+    OTF2W_REC_FLOW = 4,
+    OTF2W_REC_KIND_MASK = 0x07,
+    OTF2W_REC_ATTRS = 0x08
+};
+
+/* What a location holds, to pick its OTF2 location type. */
+enum {
+    OTF2W_LOCF_SPANS = 1u << 0,
+    OTF2W_LOCF_METRICS = 1u << 1,
+    OTF2W_LOCF_FLOWS = 1u << 2,
+    OTF2W_LOCF_MARKERS = 1u << 3,
+    OTF2W_LOCF_GPU_SPANS = 1u << 4,    /* a span of a GPU category (kernel, memcpy, ...) */
+    OTF2W_LOCF_GROUP_MARKERS = 1u << 5 /* a process-scoped instant: its process needs a group */
+};
+
+/* One per track; a track becomes an OTF2 location when it holds anything. */
+typedef struct otf2_loc {
+    otf2_bytes buf;  /* the compact records */
+    int64_t base_ts; /* time of the first record; records store deltas */
+    int64_t last_ts; /* time of the last record */
+    uint64_t nrec;   /* records in buf */
+    uint32_t *stack; /* regions of the open spans, innermost last */
+    size_t stack_cap;
+    uint32_t depth;
+    uint32_t flags; /* OTF2_LOCF_* */
+    uint32_t group; /* index into otf2_state.groups (layout) */
+    uint64_t id;    /* OTF2 location id (layout) */
+    OTF2_StringRef name_ref;
+    OTF2_LocationType type;
+    uint64_t nevents; /* events written (archive) */
+} otf2_loc;
+
+/* A region: one per distinct (name, category). */
+typedef struct otf2_region {
+    tconv_str name, cat;
+    int gpu; /* the category runs on a GPU */
+} otf2_region;
+
+/* A counter series definition: one metric member and class per (name, key, unit). */
+typedef struct otf2_series {
+    tconv_str name, key, unit;
+} otf2_series;
+
+/* A metric instance: a series as recorded on one location. */
+typedef struct otf2_instance {
+    uint32_t series;
+    uint32_t track;
+} otf2_instance;
+
+/* An attribute: one per (arg key, OTF2 type). */
+typedef struct otf2_attr {
+    tconv_str key;
+    OTF2_Type type;
+} otf2_attr;
+
+/* A marker definition: one per (instant name, category). */
+typedef struct otf2_markdef {
+    tconv_str name, cat;
+} otf2_markdef;
+
+/* A flow event as delivered, for pairing at finish: 24 bytes. Events of one flow at the same
+ * time keep their delivery order. */
+typedef struct otf2_flow {
+    uint64_t id;
+    int64_t ts;
+    uint32_t cls; /* (index of (input, category, name) in flow_classes) << 2 | phase */
+    uint32_t track;
+} otf2_flow;
+
+enum { OTF2W_FLOW_START = 1, OTF2W_FLOW_STEP = 2, OTF2W_FLOW_END = 3 };
+#define OTF2W_FLOW_PHASE(f) ((f)->cls & 3u)
+
+/* What pairing decided for one flow event: a receive from and/or a send to another track. The
+ * message tag is the index of the receiving flow event, unique per link. */
+#define OTF2W_NO_PEER UINT32_MAX
+typedef struct otf2_link {
+    uint32_t recv_from, recv_tag;
+    uint32_t send_to, send_tag;
+} otf2_link;
+
+/* Facts about one input (rank). */
+typedef struct otf2_input {
+    int has_rank;
+    int64_t rank;
+    tconv_str host;
+    uint32_t node; /* system tree node (layout) */
+} otf2_input;
+
+/* A location group: one per (input, pid) that holds locations. */
+typedef struct otf2_group {
+    uint32_t input;
+    tconv_str pid;
+    uint32_t first_track;
+    int64_t sort;
+    OTF2_LocationGroupType type;
+    uint32_t creator; /* index of the creating group, or UINT32_MAX */
+    OTF2_StringRef name_ref;
+    uint32_t nlocs;
+} otf2_group;
+
+typedef struct otf2_state {
+    tconv_ctx *ctx;
+    tconv_output *out;
+    int opt_args;
+
+    otf2_loc *locs; /* by track id */
+    size_t nlocs_cap;
+
+    otf2_region *regions;
+    size_t nregions, regions_cap;
+    otf2_map region_map;
+
+    otf2_series *series;
+    size_t nseries, series_cap;
+    otf2_map series_map;
+    otf2_instance *instances;
+    size_t ninstances, instances_cap;
+    otf2_map instance_map;
+
+    otf2_attr *attrs;
+    size_t nattrs, attrs_cap;
+    otf2_map attr_map;
+
+    otf2_markdef *markdefs;
+    size_t nmarkdefs, markdefs_cap;
+    otf2_map markdef_map;
+    otf2_bytes markers; /* compact marker records */
+    uint64_t nmarkers;
+
+    otf2_flow *flows;
+    size_t nflows, flows_cap; /* nflows stays the count after flows is freed */
+    otf2_map flow_class_map;
+    uint32_t nflow_classes;
+    otf2_link *links; /* by flow index, after pairing */
+    uint64_t nlinks;
+
+    otf2_input *inputs;
+    size_t ninputs, inputs_cap;
+    otf2_map labels_map; /* (input, pid) -> process_labels text */
+
+    otf2_group *groups;
+    size_t ngroups;
+    uint32_t *order; /* track ids of the locations, in location id order */
+    size_t nlocations;
+    uint32_t nnodes;
+    OTF2_StringRef *node_name_refs;
+    OTF2_StringRef *node_class_refs;
+
+    /* tconv string id -> OTF2 string ref + 1 (0: not defined yet) */
+    uint32_t *strref;
+    size_t strref_cap;
+    tconv_str *strings; /* tconv string ids in OTF2 string ref order */
+    size_t nstrings, strings_cap;
+
+    int have_time;
+    int64_t min_ts, max_ts;
+    int64_t shift; /* subtracted from every time: OTF2 times are unsigned */
+    int hip;       /* HIP runtime calls seen: GPU regions are HIP, not CUDA */
+
+    tconv_str str_null; /* "null", for null args */
+
+    /* OTF2's own error reports (otf2_error.c) */
+    char lib_msg[512];
+    OTF2_ErrorCode lib_code;
+    uint64_t lib_reports;
+} otf2_state;
+
+/* otf2_collect.c */
+tconv_status otf2_collect_event(otf2_state *st, const tconv_event *ev);
+/* Close spans still open at the end of each location (the core should leave none). */
+void otf2_collect_close_open(otf2_state *st);
+otf2_loc *otf2_collect_loc(otf2_state *st, uint32_t track);
+otf2_input *otf2_collect_input(otf2_state *st, uint32_t input);
+
+/* otf2_meta.c: the metadata the writer reads beyond the track table. */
+tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev);
+/* The "rank" member of a JSON object's text (Kineto's distributedInfo); 0 if there is none. */
+int otf2_meta_json_rank(const char *json, int64_t *rank);
+
+/* otf2_strref.c: OTF2 string refs for tconv strings, defined on first use. */
+OTF2_StringRef otf2_strref(otf2_state *st, tconv_str s);
+OTF2_StringRef otf2_strref_cstr(otf2_state *st, const char *s);
+
+/* otf2_flows.c: pair flow events into links; fills st->links. */
+void otf2_flows_pair(otf2_state *st);
+/* The pure pairing step, exposed for unit tests: flows[n] in, links[n] out; returns the number
+ * of links and counts the flow events left without a partner in *unmatched. */
+uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uint64_t *unmatched);
+
+/* otf2_layout.c: groups, locations and system tree. */
+void otf2_layout_build(otf2_state *st);
+
+/* otf2_archive.c */
+tconv_status otf2_archive_write(otf2_state *st);
+
+/* otf2_regions.c: paradigm and role of a region from its category. */
+void otf2_region_kind(const otf2_state *st, const otf2_region *r, OTF2_Paradigm *paradigm,
+                      OTF2_RegionRole *role);
+/* Whether a span category runs on a GPU (kernel, memcpy, memset). */
+int otf2_category_is_gpu(const char *cat);
+/* Set st->hip when the runtime calls are HIP's. */
+void otf2_regions_detect_hip(otf2_state *st);
+
+/* otf2_error.c: route OTF2's error reports into the run's errors and warnings. */
+void otf2_error_install(otf2_state *st);
+void otf2_error_uninstall(void);
+/* Set the run's error for a failed OTF2 call, with OTF2's own message when it gave one. */
+tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code);
+/* Reports OTF2 made on calls that still succeeded become one counted warning. */
+void otf2_error_flush_warnings(otf2_state *st);
+
+#endif

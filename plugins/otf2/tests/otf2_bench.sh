@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Benchmark of chrome -> otf2 (not a CI test): throughput and peak RSS on a trace of the shared
+# corpus and on a generated Kineto-like trace of about 250 MB.
+# Usage: otf2_bench.sh TCONV CORPUS_TRACE [SCRATCH_DIR]
+#   TCONV          a Release build's tconv (its plugins/ beside it)
+#   CORPUS_TRACE   e.g. ../shared/corpus/HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz
+# Prints, per input: uncompressed MB, events, seconds, MB/s, peak RSS and RSS bytes per event.
+set -euo pipefail
+TCONV=$1
+CORPUS_TRACE=$2
+SCRATCH=${3:-$(mktemp -d)}
+mkdir -p "$SCRATCH"
+
+# One training step per iteration on one CPU thread and one GPU stream: a step span holding
+# 8 operators, each with a cudaLaunchKernel (args as Kineto writes them) and an ac2g flow to
+# its kernel, a [memory] instant per operator and a memory counter per step. 22 000 steps make
+# about 220 MB and 1.2 million JSON events. (Big integers go through %.0f: awk's %d may be
+# 32-bit.)
+generate() {
+    awk -v steps="${STEPS:-22000}" 'BEGIN {
+        print "{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 0}, \"traceEvents\": ["
+        print "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 4242, \"tid\": 0, \"args\": {\"name\": \"python3\"}},"
+        print "{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 0, \"tid\": 0, \"args\": {\"labels\": \"GPU 0\"}},"
+        t = 1712195495000000; id = 1
+        for (s = 0; s < steps; s++) {
+            printf "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"pid\": 4242, \"tid\": 4242, \"ts\": %.0f.%03d, \"dur\": 900.5, \"args\": {\"External id\": %d}},\n", s, t, s % 1000, id
+            printf "{\"ph\": \"C\", \"name\": \"Memory\", \"pid\": 4242, \"ts\": %.0f.%03d, \"args\": {\"allocated\": %d, \"reserved\": %d}},\n", t, s % 1000, s * 1024, 1048576
+            for (o = 0; o < 8; o++) {
+                b = t + 10 + o * 100
+                printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 4242, \"tid\": 4242, \"ts\": %.0f.%03d, \"dur\": 80.25, \"args\": {\"External id\": %d, \"Record function id\": 0, \"Input Dims\": [[64, 128], [128, 256]], \"Input type\": [\"float\", \"float\"], \"Ev Idx\": %d}},\n", o, b, o, id, id
+                printf "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 4242, \"tid\": 4242, \"ts\": %.0f.%03d, \"dur\": 5.125, \"args\": {\"External id\": %d, \"cbid\": 211, \"correlation\": %d}},\n", b + 20, o, id, id
+                printf "{\"ph\": \"s\", \"id\": %d, \"pid\": 4242, \"tid\": 4242, \"ts\": %.0f.%03d, \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n", id, b + 20, o
+                printf "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm_128x64_nn_%d\", \"pid\": 0, \"tid\": 7, \"ts\": %.0f.%03d, \"dur\": 40.5, \"args\": {\"External id\": %d, \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": 7, \"correlation\": %d, \"registers per thread\": 128, \"shared memory\": 16384, \"grid\": [256, 1, 1], \"block\": [256, 1, 1]}},\n", o, b + 40, o, id, id
+                printf "{\"ph\": \"f\", \"id\": %d, \"pid\": 0, \"tid\": 7, \"ts\": %.0f.%03d, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n", id, b + 40, o
+                printf "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 4242, \"tid\": 4242, \"ts\": %.0f.%03d, \"args\": {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": %d, \"Bytes\": 4096, \"Total Allocated\": %d, \"Total Reserved\": 1048576}},\n", b + 30, o, 140000000 + id, id * 4096
+                id++
+            }
+            t += 1000
+        }
+        print "{\"ph\": \"i\", \"s\": \"g\", \"name\": \"Record Window End\", \"pid\": \"\", \"tid\": \"\", \"ts\": " t "}"
+        print "]}"
+    }'
+}
+
+measure() { # measure NAME FILE
+    local name=$1 file=$2 out=$SCRATCH/$1.otf2
+    rm -rf "$out"
+    local bytes events
+    bytes=$(gzip -dcf "$file" | wc -c)
+    /usr/bin/time -v "$TCONV" -q -r chrome -w otf2 -o "$out" "$file" 2>"$SCRATCH/$name.time"
+    events=$(otf2-print "$out/traces.otf2" | grep -c -E '^(ENTER|LEAVE|METRIC|MPI_SEND|MPI_RECV) ')
+    awk -v n="$name" -v b="$bytes" -v e="$events" '
+        /Elapsed \(wall clock\)/ { split($NF, p, ":"); s = p[1] * 60 + p[2] }
+        /Maximum resident set size/ { r = $NF }
+        END { printf "%-10s %8.1f MB %9d OTF2 events %6.2f s %7.1f MB/s peak RSS %7.1f MB (%.0f B/event)\n",
+                     n, b / 1e6, e, s, b / 1e6 / s, r / 1024, r * 1024 / e }' "$SCRATCH/$name.time"
+}
+
+measure corpus "$CORPUS_TRACE"
+[ -f "$SCRATCH/generated.json" ] || generate >"$SCRATCH/generated.json"
+measure generated "$SCRATCH/generated.json"
