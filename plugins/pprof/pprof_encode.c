@@ -1,0 +1,426 @@
+/* Writing the profile. Ids (locations, functions, strings) are handed out in order of first use
+ * while the fields are written, and samples keep the order in which their stacks first
+ * appeared, so the bytes depend on the event stream alone. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof_gz.h"
+#include "pprof_groups.h"
+#include "pprof_pyframe.h"
+#include "pprof_writer.h"
+#include "profile.pb-c.h"
+
+/* Profile field numbers (proto/profile.proto). */
+enum {
+    PPROF_F_SAMPLE_TYPE = 1,
+    PPROF_F_SAMPLE = 2,
+    PPROF_F_LOCATION = 4,
+    PPROF_F_FUNCTION = 5,
+    PPROF_F_STRING_TABLE = 6,
+    PPROF_F_TIME_NANOS = 9,
+    PPROF_F_DURATION_NANOS = 10,
+    PPROF_F_DEFAULT_SAMPLE_TYPE = 14
+};
+
+typedef struct pprof_function {
+    tconv_str name, system_name, filename;
+    uint32_t start_line;
+} pprof_function;
+
+typedef struct pprof_enc {
+    pprof_writer *w;
+    tconv_ctx *ctx;
+    pprof_gz *gz;
+    /* string table: the tconv string at each pprof index, and a hash to find the index */
+    pprof_index str_ix;
+    tconv_str *strs;
+    uint32_t nstrs, strs_cap;
+    /* locations: one per frame, numbered from 1 in order of first use */
+    uint32_t *loc_of_frame;
+    uint32_t *frame_of_loc;
+    uint32_t nlocs;
+    /* functions, deduplicated: frames that differ only in address share one */
+    pprof_function *funcs;
+    uint32_t nfuncs, funcs_cap;
+    pprof_index func_ix;
+    int oom;
+} pprof_enc;
+
+static void *pprof_grow(void *p, uint32_t *cap, uint32_t need, size_t elem, int *oom)
+{
+    if (need <= *cap) return p;
+    uint32_t ncap = *cap ? *cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *q = realloc(p, (size_t)ncap * elem);
+    if (!q) {
+        *oom = 1;
+        return p;
+    }
+    /* Callers rely on new slots reading as zero. */
+    memset((char *)q + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+    *cap = ncap;
+    return q;
+}
+
+/* The string-table index of a string, assigned on first use. A hash rather than an array over
+ * all tconv strings: the run may have interned millions (argument values) of which the profile
+ * uses a few hundred. */
+static int64_t pprof_str(pprof_enc *e, tconv_str s)
+{
+    if (s == 0 || tconv_string_length(e->ctx, s) == 0) return 0;
+    pprof_index_cursor cur;
+    pprof_index_start(&e->str_ix, &cur, pprof_hash_mix(0x7feb352du, s));
+    uint32_t id;
+    while ((id = pprof_index_probe(&e->str_ix, &cur)) != PPROF_INDEX_NONE) {
+        if (e->strs[id] == s) return id;
+    }
+    tconv_str *p = pprof_grow(e->strs, &e->strs_cap, e->nstrs + 1, sizeof *p, &e->oom);
+    if (e->oom) return 0;
+    e->strs = p;
+    id = e->nstrs;
+    if (pprof_index_insert_at(&e->str_ix, &cur, id) != 0) {
+        e->oom = 1;
+        return 0;
+    }
+    e->strs[e->nstrs++] = s;
+    return id;
+}
+
+static int64_t pprof_cstr(pprof_enc *e, const char *s)
+{
+    return pprof_str(e, tconv_string_intern_cstr(e->ctx, s));
+}
+
+static uint32_t pprof_loc_of(pprof_enc *e, uint32_t frame)
+{
+    if (e->loc_of_frame[frame] == 0) {
+        e->frame_of_loc[e->nlocs] = frame;
+        e->loc_of_frame[frame] = ++e->nlocs;
+    }
+    return e->loc_of_frame[frame];
+}
+
+static uint32_t pprof_function_intern(pprof_enc *e, const pprof_function *f)
+{
+    uint32_t h = pprof_hash_mix(0x165667b1u, (uint64_t)f->name << 32 | f->system_name);
+    h = pprof_hash_mix(h, (uint64_t)f->filename << 32 | f->start_line);
+    pprof_index_cursor cur;
+    pprof_index_start(&e->func_ix, &cur, h);
+    uint32_t id;
+    while ((id = pprof_index_probe(&e->func_ix, &cur)) != PPROF_INDEX_NONE) {
+        const pprof_function *g = &e->funcs[id];
+        if (g->name == f->name && g->system_name == f->system_name && g->filename == f->filename &&
+            g->start_line == f->start_line)
+            return id + 1;
+    }
+    pprof_function *p = pprof_grow(e->funcs, &e->funcs_cap, e->nfuncs + 1, sizeof *p, &e->oom);
+    if (e->oom) return 0;
+    e->funcs = p;
+    id = e->nfuncs;
+    if (pprof_index_insert_at(&e->func_ix, &cur, id) != 0) {
+        e->oom = 1;
+        return 0;
+    }
+    e->funcs[id] = *f;
+    e->nfuncs++;
+    return id + 1;
+}
+
+/* The function and line of a frame: PyTorch Python frames carry file and line in their name;
+ * other frames without a file get their category where the mode says so. */
+static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_t *line)
+{
+    pprof_function f = {fr->name, fr->name, fr->file, 0};
+    *line = fr->line;
+    const char *name = tconv_string_get(e->ctx, fr->name);
+    size_t len = tconv_string_length(e->ctx, fr->name);
+    pprof_pyframe py;
+    if (fr->file == 0 && pprof_pyframe_parse(name, len, &py)) {
+        const char *cat = fr->module ? tconv_string_get(e->ctx, fr->module) : "";
+        int is_py = strcmp(cat, "python_function") == 0 ||
+                    (py.path_len > 3 && memcmp(name + py.path_len - 3, ".py", 3) == 0);
+        if (is_py) {
+            f.name = tconv_string_intern(e->ctx, name + py.func_off, py.func_len);
+            f.filename = tconv_string_intern(e->ctx, name, py.path_len);
+            f.start_line = py.line;
+            *line = py.line;
+        }
+    }
+    if (f.filename == 0 && e->w->category == PPROF_CATEGORY_FILE) f.filename = fr->module;
+    if (e->w->category == PPROF_CATEGORY_SYSTEM && fr->module) f.system_name = fr->module;
+    return pprof_function_intern(e, &f);
+}
+
+static int64_t pprof_scale(int64_t v, int64_t div)
+{
+    if (div <= 1) return v;
+    /* Round half away from zero, so that a total splits the same way as its parts. */
+    return v >= 0 ? (v + div / 2) / div : -((-v + div / 2) / div);
+}
+
+typedef struct pprof_types {
+    size_t n, def;
+    const tconv_sample_type *types;
+} pprof_types;
+
+/* For samples whose producer declared no types: a count, then numbered values. */
+static const tconv_sample_type pprof_fallback_types[] = {
+    {"samples", "count"}, {"value2", "count"}, {"value3", "count"}, {"value4", "count"},
+    {"value5", "count"},  {"value6", "count"}, {"value7", "count"}, {"value8", "count"},
+};
+
+static int pprof_resolve_types(pprof_writer *w, pprof_types *t)
+{
+    t->types = tconv_sampletypes_get(w->ctx, &t->n, &t->def);
+    if (!t->types || t->n == 0) {
+        size_t max = sizeof pprof_fallback_types / sizeof pprof_fallback_types[0];
+        t->types = pprof_fallback_types;
+        t->n = w->have_types ? w->nvalues : 1;
+        t->def = 0;
+        if (t->n > max) {
+            tconv_error_set(w->ctx,
+                            "pprof: samples carry %u values but no sample types were "
+                            "declared",
+                            w->nvalues);
+            return -1;
+        }
+    }
+    if (w->have_types && t->n != w->nvalues) {
+        tconv_error_set(w->ctx, "pprof: %zu sample types declared but samples carry %u values",
+                        t->n, w->nvalues);
+        return -1;
+    }
+    if (w->sample_type) {
+        size_t i;
+        for (i = 0; i < t->n; i++) {
+            if (t->types[i].type && strcmp(t->types[i].type, w->sample_type) == 0) break;
+        }
+        if (i == t->n) {
+            tconv_error_set(w->ctx, "pprof: sample_type=%s is not a sample type of this input",
+                            w->sample_type);
+            return -1;
+        }
+        t->def = i;
+    }
+    if (t->def >= t->n) t->def = t->n - 1;
+    return 0;
+}
+
+static void pprof_write_sample_types(pprof_enc *e, const pprof_types *t, int64_t *divs)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const char *unit = t->types[i].unit ? t->types[i].unit : "";
+        divs[i] = 1;
+        if (strcmp(unit, "nanoseconds") == 0 && e->w->unit_div > 1) {
+            divs[i] = e->w->unit_div;
+            unit = e->w->unit_name;
+        }
+        Perftools__Profiles__ValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+        vt.type = pprof_cstr(e, t->types[i].type ? t->types[i].type : "");
+        vt.unit = pprof_cstr(e, unit);
+        pprof_gz_message_field(e->gz, PPROF_F_SAMPLE_TYPE, &vt.base);
+    }
+}
+
+static void pprof_label_id(pprof_enc *e, Perftools__Profiles__Label *l, const char *key,
+                           uint32_t kind, int64_t num, tconv_str str)
+{
+    perftools__profiles__label__init(l);
+    l->key = pprof_cstr(e, key);
+    if (kind == PPROF_ID_NUM) {
+        l->num = num;
+        /* pprof drops a numeric label whose value and unit are both 0 (pid 0 is Kineto's
+         * first GPU); a unit it does not know keeps the label and prints as the bare number. */
+        l->num_unit = pprof_cstr(e, "id");
+    } else
+        l->str = pprof_str(e, str);
+}
+
+static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const pprof_groups *g,
+                                const int64_t *divs)
+{
+    pprof_writer *w = e->w;
+    uint64_t *locs = NULL;
+    uint32_t locs_cap = 0;
+    int64_t *vals = malloc((w->nvalues ? w->nvalues : 1) * sizeof *vals);
+    if (!vals) {
+        e->oom = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < merged->count && !e->oom; i++) {
+        const pprof_agg_key *k = &merged->keys[i];
+        const pprof_group *grp = &g->items[k->group];
+        uint32_t n = 0;
+        for (uint32_t node = k->node; node != PPROF_NODE_ROOT;
+             node = w->stacks.nodes[node].parent) {
+            locs = pprof_grow(locs, &locs_cap, n + 2, sizeof *locs, &e->oom);
+            if (e->oom) break;
+            locs[n++] = pprof_loc_of(e, w->stacks.nodes[node].frame);
+        }
+        if (e->oom) break;
+        if (grp->root_frame != PPROF_INDEX_NONE) {
+            locs = pprof_grow(locs, &locs_cap, n + 1, sizeof *locs, &e->oom);
+            if (e->oom) break;
+            locs[n++] = pprof_loc_of(e, grp->root_frame);
+        }
+        for (uint32_t v = 0; v < w->nvalues; v++)
+            vals[v] = pprof_scale(merged->values[(size_t)i * w->nvalues + v], divs[v]);
+
+        Perftools__Profiles__Label lab[5];
+        Perftools__Profiles__Label *labp[5];
+        size_t nl = 0;
+        if (grp->pid_kind)
+            pprof_label_id(e, &lab[nl++], "pid", grp->pid_kind, grp->pid_num, grp->pid_str);
+        if (grp->tid_kind)
+            pprof_label_id(e, &lab[nl++], "tid", grp->tid_kind, grp->tid_num, grp->tid_str);
+        if (grp->thread) pprof_label_id(e, &lab[nl++], "thread", PPROF_ID_STR, 0, grp->thread);
+        if (grp->process) pprof_label_id(e, &lab[nl++], "process", PPROF_ID_STR, 0, grp->process);
+        if (grp->has_input) pprof_label_id(e, &lab[nl++], "input", PPROF_ID_NUM, grp->input, 0);
+        for (size_t l = 0; l < nl; l++)
+            labp[l] = &lab[l];
+
+        Perftools__Profiles__Sample s = PERFTOOLS__PROFILES__SAMPLE__INIT;
+        s.n_location_id = n;
+        s.location_id = locs;
+        s.n_value = w->nvalues;
+        s.value = vals;
+        s.n_label = nl;
+        s.label = labp;
+        pprof_gz_message_field(e->gz, PPROF_F_SAMPLE, &s.base);
+    }
+    free(locs);
+    free(vals);
+}
+
+static void pprof_write_locations(pprof_enc *e)
+{
+    for (uint32_t id = 1; id <= e->nlocs && !e->oom; id++) {
+        const tconv_frame *fr = &e->w->stacks.frames[e->frame_of_loc[id - 1]];
+        Perftools__Profiles__Line line = PERFTOOLS__PROFILES__LINE__INIT;
+        int64_t lineno = 0;
+        line.function_id = pprof_frame_function(e, fr, &lineno);
+        line.line = lineno;
+        Perftools__Profiles__Line *linep = &line;
+        Perftools__Profiles__Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
+        loc.id = id;
+        loc.address = fr->addr;
+        loc.n_line = 1;
+        loc.line = &linep;
+        pprof_gz_message_field(e->gz, PPROF_F_LOCATION, &loc.base);
+    }
+}
+
+static void pprof_write_functions(pprof_enc *e)
+{
+    for (uint32_t i = 0; i < e->nfuncs && !e->oom; i++) {
+        const pprof_function *f = &e->funcs[i];
+        Perftools__Profiles__Function fn = PERFTOOLS__PROFILES__FUNCTION__INIT;
+        fn.id = i + 1;
+        fn.name = pprof_str(e, f->name);
+        fn.system_name = pprof_str(e, f->system_name);
+        fn.filename = pprof_str(e, f->filename);
+        fn.start_line = f->start_line;
+        pprof_gz_message_field(e->gz, PPROF_F_FUNCTION, &fn.base);
+    }
+}
+
+static void pprof_write_strings(pprof_enc *e)
+{
+    for (uint32_t i = 0; i < e->nstrs; i++) {
+        tconv_str s = e->strs[i];
+        pprof_gz_bytes_field(e->gz, PPROF_F_STRING_TABLE, tconv_string_get(e->ctx, s),
+                             tconv_string_length(e->ctx, s));
+    }
+}
+
+/* Fold the per-track sums into per-group sums, dropping filtered tracks. */
+static int pprof_merge(pprof_writer *w, const pprof_groups *g, pprof_agg *merged)
+{
+    for (uint32_t i = 0; i < w->agg.count; i++) {
+        const pprof_agg_key *k = &w->agg.keys[i];
+        uint32_t grp = k->group < g->ntracks ? g->of_track[k->group] : PPROF_GROUP_SKIP;
+        if (grp == PPROF_GROUP_SKIP) continue;
+        if (pprof_agg_add(merged, k->node, grp, &w->agg.values[(size_t)i * w->nvalues]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+tconv_status pprof_encode(pprof_writer *w)
+{
+    tconv_status st = TCONV_FATAL;
+    pprof_types types;
+    if (pprof_resolve_types(w, &types) != 0) return TCONV_FATAL;
+    if (!w->have_types) {
+        w->nvalues = (uint32_t)types.n;
+        pprof_agg_free(&w->agg);
+        pprof_agg_init(&w->agg, w->nvalues);
+    }
+
+    pprof_groups groups;
+    pprof_groups_init(&groups);
+    pprof_agg merged;
+    pprof_agg_init(&merged, w->nvalues);
+    pprof_gz gz;
+    pprof_enc e;
+    memset(&e, 0, sizeof e);
+    e.w = w;
+    e.ctx = w->ctx;
+    e.gz = &gz;
+    pprof_index_init(&e.func_ix);
+    pprof_index_init(&e.str_ix);
+    int64_t *divs = calloc(types.n, sizeof *divs);
+    gz.started = 0;
+
+    if (!divs || pprof_groups_build(&groups, w) != 0 || pprof_merge(w, &groups, &merged) != 0)
+        goto oom;
+    /* Root frames were added by the groups: size the frame maps after them. */
+    uint32_t nframes = w->stacks.nframes;
+    e.loc_of_frame = calloc(nframes ? nframes : 1, sizeof *e.loc_of_frame);
+    e.frame_of_loc = calloc(nframes ? nframes : 1, sizeof *e.frame_of_loc);
+    if (!e.loc_of_frame || !e.frame_of_loc) goto oom;
+    /* string_table[0] must be "": the empty string takes index 0 before anything else. */
+    e.strs = pprof_grow(NULL, &e.strs_cap, 1, sizeof *e.strs, &e.oom);
+    if (e.oom) goto oom;
+    e.strs[0] = 0;
+    e.nstrs = 1;
+
+    if (pprof_gz_open(&gz, w->ctx, w->out, Z_DEFAULT_COMPRESSION) != 0) goto done;
+    pprof_write_sample_types(&e, &types, divs);
+    /* Needed before the string table is written, so take its index now. */
+    int64_t default_type = pprof_cstr(&e, types.types[types.def].type);
+    pprof_write_samples(&e, &merged, &groups, divs);
+    pprof_write_locations(&e);
+    pprof_write_functions(&e);
+    if (e.oom) goto oom;
+    pprof_write_strings(&e);
+
+    int64_t first = 0, last = 0;
+    if (tconv_ctx_bounds(w->ctx, &first, &last)) {
+        if (w->has_start && w->start > first) first = w->start;
+        if (w->has_end && w->end < last) last = w->end;
+        if (first) pprof_gz_varint_field(&gz, PPROF_F_TIME_NANOS, (uint64_t)first);
+        if (last > first)
+            pprof_gz_varint_field(&gz, PPROF_F_DURATION_NANOS, (uint64_t)(last - first));
+    }
+    if (default_type)
+        pprof_gz_varint_field(&gz, PPROF_F_DEFAULT_SAMPLE_TYPE, (uint64_t)default_type);
+    if (pprof_gz_finish(&gz) != 0) goto done;
+    st = TCONV_OK;
+    goto done;
+oom:
+    tconv_error_set(w->ctx, "pprof: out of memory");
+done:
+    pprof_gz_close(&gz);
+    free(divs);
+    pprof_index_free(&e.str_ix);
+    free(e.strs);
+    free(e.loc_of_frame);
+    free(e.frame_of_loc);
+    free(e.funcs);
+    pprof_index_free(&e.func_ix);
+    pprof_agg_free(&merged);
+    pprof_groups_free(&groups);
+    return st;
+}

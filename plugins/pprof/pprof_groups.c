@@ -1,0 +1,178 @@
+#include "pprof_groups.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pprof_groups_init(pprof_groups *g)
+{
+    memset(g, 0, sizeof *g);
+    pprof_index_init(&g->ix);
+}
+
+void pprof_groups_free(pprof_groups *g)
+{
+    free(g->items);
+    free(g->of_track);
+    pprof_index_free(&g->ix);
+    pprof_groups_init(g);
+}
+
+/* Names as written by profilers often carry stray spaces (Kineto: "stream 7 "); labels and
+ * frames read better without them. */
+static tconv_str pprof_trimmed(tconv_ctx *ctx, const char *s)
+{
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    while (len && isspace((unsigned char)*s)) {
+        s++;
+        len--;
+    }
+    return tconv_string_intern(ctx, s, len);
+}
+
+/* Does any comma-separated glob of the filter match one of the track's names? */
+static int pprof_track_selected(const char *filter, const char *const *names, size_t nnames)
+{
+    char pat[512];
+    const char *p = filter;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            for (size_t i = 0; i < nnames; i++) {
+                if (names[i] && *names[i] && fnmatch(pat, names[i], 0) == 0) return 1;
+            }
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+static int pprof_group_equal(const pprof_group *a, const pprof_group *b)
+{
+    return a->root_frame == b->root_frame && a->pid_kind == b->pid_kind &&
+           a->tid_kind == b->tid_kind && a->pid_num == b->pid_num && a->tid_num == b->tid_num &&
+           a->pid_str == b->pid_str && a->tid_str == b->tid_str && a->thread == b->thread &&
+           a->process == b->process && a->has_input == b->has_input && a->input == b->input;
+}
+
+static uint32_t pprof_group_hash(const pprof_group *k)
+{
+    uint32_t h = pprof_hash_mix(0x27d4eb2fu, (uint64_t)k->root_frame << 32 | k->pid_kind << 4 |
+                                                 k->tid_kind << 1 | (uint32_t)k->has_input);
+    h = pprof_hash_mix(h, (uint64_t)k->pid_num);
+    h = pprof_hash_mix(h, (uint64_t)k->tid_num);
+    h = pprof_hash_mix(h, (uint64_t)k->pid_str << 32 | k->tid_str);
+    h = pprof_hash_mix(h, (uint64_t)k->thread << 32 | k->process);
+    return pprof_hash_mix(h, k->input);
+}
+
+static uint32_t pprof_group_intern(pprof_groups *g, const pprof_group *k)
+{
+    pprof_index_cursor cur;
+    pprof_index_start(&g->ix, &cur, pprof_group_hash(k));
+    uint32_t id;
+    while ((id = pprof_index_probe(&g->ix, &cur)) != PPROF_INDEX_NONE) {
+        if (pprof_group_equal(&g->items[id], k)) return id;
+    }
+    if (g->count == g->cap) {
+        uint32_t ncap = g->cap ? g->cap * 2 : 16;
+        pprof_group *items = realloc(g->items, (size_t)ncap * sizeof *items);
+        if (!items) return PPROF_INDEX_NONE;
+        g->items = items;
+        g->cap = ncap;
+    }
+    id = g->count;
+    if (pprof_index_insert_at(&g->ix, &cur, id) != 0) return PPROF_INDEX_NONE;
+    g->items[id] = *k;
+    g->count++;
+    return id;
+}
+
+int pprof_groups_build(pprof_groups *g, pprof_writer *w)
+{
+    tconv_ctx *ctx = w->ctx;
+    uint32_t ntracks = tconv_track_count(ctx);
+    g->of_track = calloc(ntracks ? ntracks : 1, sizeof *g->of_track);
+    if (!g->of_track) goto oom;
+    g->ntracks = ntracks;
+
+    /* An input label only helps when tracks of several inputs (ranks) could look alike. */
+    int several_inputs = 0;
+    for (uint32_t t = 0; t < ntracks; t++) {
+        if (tconv_track_describe(ctx, t)->input != 0) several_inputs = 1;
+    }
+
+    for (uint32_t t = 0; t < ntracks; t++) {
+        const tconv_track *tr = tconv_track_describe(ctx, t);
+        char label[512];
+        tconv_track_label(ctx, t, label, sizeof label);
+        const char *pid_text = tconv_string_get(ctx, tr->pid);
+        const char *tid_text = tconv_string_get(ctx, tr->tid);
+
+        tconv_str thread =
+            tr->thread_name ? pprof_trimmed(ctx, tconv_string_get(ctx, tr->thread_name)) : 0;
+        tconv_str process =
+            tr->process_name ? pprof_trimmed(ctx, tconv_string_get(ctx, tr->process_name)) : 0;
+
+        if (w->track_filter) {
+            char pidtid[512];
+            snprintf(pidtid, sizeof pidtid, "%s/%s", pid_text, tid_text);
+            const char *names[3] = {pidtid, tconv_string_get(ctx, thread),
+                                    tconv_string_get(ctx, process)};
+            if (!pprof_track_selected(w->track_filter, names, 3)) {
+                g->of_track[t] = PPROF_GROUP_SKIP;
+                continue;
+            }
+        }
+
+        pprof_group k;
+        memset(&k, 0, sizeof k);
+        k.root_frame = PPROF_INDEX_NONE;
+        int rooted =
+            w->root == PPROF_ROOT_ALL || (w->root == PPROF_ROOT_GPU && tr->kind == TCONV_TRACK_GPU);
+        if (rooted) {
+            tconv_frame f;
+            memset(&f, 0, sizeof f);
+            f.name = pprof_trimmed(ctx, label);
+            k.root_frame = pprof_stacks_frame(&w->stacks, &f);
+            if (k.root_frame == PPROF_INDEX_NONE) goto oom;
+        }
+        if (w->labels != PPROF_LABELS_NONE) {
+            if (tr->has_pid_num) {
+                k.pid_kind = PPROF_ID_NUM;
+                k.pid_num = tr->pid_num;
+            } else if (*pid_text) {
+                k.pid_kind = PPROF_ID_STR;
+                k.pid_str = tr->pid;
+            }
+            k.process = process;
+            k.has_input = several_inputs;
+            k.input = several_inputs ? tr->input : 0;
+        }
+        if (w->labels == PPROF_LABELS_ALL) {
+            if (tr->has_tid_num) {
+                k.tid_kind = PPROF_ID_NUM;
+                k.tid_num = tr->tid_num;
+            } else if (*tid_text) {
+                k.tid_kind = PPROF_ID_STR;
+                k.tid_str = tr->tid;
+            }
+            k.thread = thread;
+        }
+        uint32_t id = pprof_group_intern(g, &k);
+        if (id == PPROF_INDEX_NONE) goto oom;
+        g->of_track[t] = id;
+    }
+    return 0;
+oom:
+    tconv_error_set(ctx, "pprof: out of memory");
+    return -1;
+}
