@@ -65,7 +65,9 @@ const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, char *buf, s
 /* ---- errors and warnings ---------------------------------------------------------------- */
 /* Replace the current error with a new one (the run is failing). */
 void tconv_error_set(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
-/* Same, prefixed with a position: "name:offset: ". */
+/* Same, prefixed with a position: "name:N: ". N is the byte offset in the (decompressed) input
+ * for formats read as a byte stream, or the line number for line-oriented formats
+ * (tconv_input_line), as compilers print it. */
 void tconv_error_at(tconv_ctx *ctx, const char *name, uint64_t offset, const char *fmt, ...)
     TCONV_PRINTF(4, 5);
 /* Add an outer message: the current error becomes its cause. */

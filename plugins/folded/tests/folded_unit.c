@@ -1,0 +1,123 @@
+/* Unit tests of the folded plugin's counts and stack table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "folded_stacks.h"
+#include "folded_value.h"
+
+static void folded_unit_parse(void **state)
+{
+    (void)state;
+    int64_t m;
+    int d;
+    assert_true(folded_value_parse("274", 3, &m, &d));
+    assert_int_equal(m, 274);
+    assert_int_equal(d, 0);
+    assert_true(folded_value_parse("12.5", 4, &m, &d));
+    assert_int_equal(m, 125);
+    assert_int_equal(d, 1);
+    assert_true(folded_value_parse("6.", 2, &m, &d));
+    assert_int_equal(m, 6);
+    assert_int_equal(d, 0);
+    assert_true(folded_value_parse(".25", 3, &m, &d));
+    assert_int_equal(m, 25);
+    assert_int_equal(d, 2);
+    assert_false(folded_value_parse("12V.43", 6, &m, &d));
+    assert_false(folded_value_parse("1.2.3", 5, &m, &d));
+    assert_false(folded_value_parse(".", 1, &m, &d));
+    assert_false(folded_value_parse("-3", 2, &m, &d));
+    assert_false(folded_value_parse("99999999999999999999", 20, &m, &d));
+}
+
+static void folded_unit_format(void **state)
+{
+    (void)state;
+    char buf[32];
+    size_t n = folded_value_format(buf, 125, 1);
+    buf[n] = 0;
+    assert_string_equal(buf, "12.5");
+    n = folded_value_format(buf, 3000, 3);
+    buf[n] = 0;
+    assert_string_equal(buf, "3");
+    n = folded_value_format(buf, 2567, 3);
+    buf[n] = 0;
+    assert_string_equal(buf, "2.567");
+    n = folded_value_format(buf, 5, 3);
+    buf[n] = 0;
+    assert_string_equal(buf, "0.005");
+    n = folded_value_format(buf, -15, 1);
+    buf[n] = 0;
+    assert_string_equal(buf, "-1.5");
+    n = folded_value_format(buf, INT64_MAX, 0);
+    buf[n] = 0;
+    assert_string_equal(buf, "9223372036854775807");
+}
+
+static void folded_unit_units(void **state)
+{
+    (void)state;
+    char buf[16];
+    assert_string_equal(folded_value_unit(0, buf), "count");
+    assert_string_equal(folded_value_unit(3, buf), "count*1e-3");
+    assert_int_equal(folded_value_unit_decimals("count*1e-3"), 3);
+    assert_int_equal(folded_value_unit_decimals("count"), 0);
+    assert_int_equal(folded_value_unit_decimals("nanoseconds"), 0);
+    assert_int_equal(folded_value_unit_decimals(NULL), 0);
+}
+
+static void folded_unit_round(void **state)
+{
+    (void)state;
+    assert_int_equal(folded_value_round_ns(1499, 1000), 1);
+    assert_int_equal(folded_value_round_ns(1500, 1000), 2);
+    assert_int_equal(folded_value_round_ns(499, 1000), 0);
+    assert_int_equal(folded_value_round_ns(-1500, 1000), -2);
+    assert_int_equal(folded_value_round_ns(1234, 1), 1234);
+}
+
+static void folded_unit_stacks(void **state)
+{
+    (void)state;
+    folded_stacks *t = folded_stacks_new();
+    uint32_t a[] = {1, 2, 3}, b[] = {1, 2}, c[] = {1, 2, 4};
+    /* enough distinct stacks to make the table grow several times */
+    for (uint32_t i = 0; i < 5000; i++) {
+        uint32_t s[2] = {7, i};
+        assert_int_equal(folded_stacks_add(t, s, 2, 1), 0);
+    }
+    assert_int_equal(folded_stacks_add(t, a, 3, 5), 0);
+    assert_int_equal(folded_stacks_add(t, b, 2, 1), 0);
+    assert_int_equal(folded_stacks_add(t, a, 3, 2), 0);
+    assert_int_equal(folded_stacks_add(t, c, 3, 1), 0);
+    assert_int_equal(folded_stacks_count(t), 5003);
+    uint32_t n;
+    int64_t v;
+    const uint32_t *ids = folded_stacks_get(t, 5000, &n, &v);
+    assert_int_equal(n, 3);
+    assert_memory_equal(ids, a, sizeof(a));
+    assert_int_equal(v, 7);
+    folded_stacks_get(t, 4999, &n, &v);
+    assert_int_equal(v, 1);
+    assert_int_equal(folded_stacks_scale(t, 10), 0);
+    folded_stacks_get(t, 5000, &n, &v);
+    assert_int_equal(v, 70);
+    assert_int_equal(folded_stacks_add(t, b, 2, INT64_MAX), -1);
+    folded_stacks_get(t, 5001, &n, &v);
+    assert_int_equal(v, INT64_MAX);
+    folded_stacks_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(folded_unit_parse),  cmocka_unit_test(folded_unit_format),
+        cmocka_unit_test(folded_unit_units),  cmocka_unit_test(folded_unit_round),
+        cmocka_unit_test(folded_unit_stacks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

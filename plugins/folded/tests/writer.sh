@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The folded writer: span input becomes self time (as stackcollapse-chrome-tracing.py computes
+# it), in µs rounded to nearest or exact ns; names are made safe for the format; the thread root
+# frame option matches what the perf reader's own pid/tid options produce.
+# usage: writer.sh TCONV TESTDIR CORPUS
+set -euo pipefail
+tconv=$1 dir=$2 corpus=$3
+if [ ! -d "$corpus" ]; then
+    echo "corpus not found at $corpus: skipped"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL $*"
+}
+same() { # NAME EXPECTED-FILE COMMAND...
+    local name=$1 want=$2
+    shift 2
+    if "$@" >"$tmp/out" 2>"$tmp/err" && cmp -s "$tmp/out" "$want"; then
+        ok
+    else
+        bad "$name"
+        diff "$tmp/out" "$want" | head -10 | cut -c1-160
+        cat "$tmp/err"
+    fi
+}
+
+if "$tconv" --list | grep -q "reader  chrome "; then
+    # stackcollapse-chrome-tracing.py prints self times as Python floats ("14.0")
+    gen=$corpus/_generated/stackcollapse-chrome-tracing-41fee1f
+    for p in catapult/tracing/test_data/flow_simple.json \
+        HolisticTraceAnalysis/tests/data/call_stack/backward_thread.json \
+        HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz; do
+        base=${p%.gz}
+        base=${base%.json}
+        sed 's/\.0$//' "$gen/$base-folded.txt" >"$tmp/want"
+        same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded "$corpus/$p"
+    done
+    # ';' and line breaks in names; rounding to µs; nanoseconds; the thread as root frame
+    same spans-us "$dir/golden/spans-us.folded" "$tconv" -r chrome -w folded "$dir/data/spans.json"
+    same spans-ns "$dir/golden/spans-ns.folded" "$tconv" -r chrome -w folded -W unit=ns \
+        -W root=comm-pid/tid "$dir/data/spans.json"
+else
+    echo "no chrome reader: span cases skipped"
+fi
+
+# -W root gives the root frame the perf reader's -R comm/pid/tid give, from the track table
+for f in FlameGraph/test/perf-cycles-instructions-01.txt FlameGraph/test/perf-dd-stacks-01.txt \
+    FlameGraph/test/perf-funcab-pid-01.txt FlameGraph/test/perf-vertx-stacks-01.txt \
+    FlameGraph/example-perf-stacks.txt.gz speedscope/sample/profiles/linux-perf/forks.linux-perf.txt; do
+    for pair in -:comm pid:comm-pid tid:comm-pid/tid; do
+        ropt=${pair%%:*}
+        root=${pair#*:}
+        args=()
+        [ "$ropt" != - ] && args=(-R "$ropt")
+        "$tconv" -r perf -w folded "${args[@]}" "$corpus/$f" >"$tmp/want" 2>/dev/null
+        same "root:$root:$f" "$tmp/want" "$tconv" -r perf -w folded -R comm=false \
+            -W root="$root" "$corpus/$f"
+    done
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
