@@ -1,0 +1,844 @@
+/* Mapping of one Chrome trace event (a collected record) to the event model, phase by phase.
+ * Whatever the model cannot hold is counted by phase through a warning kind, never dropped
+ * silently. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "chrome_reader.h"
+#include "chrome_time.h"
+
+enum {
+    CHROME_TF_KIND = 1u << 0, /* the track's kind was set */
+    CHROME_TF_NAMED = 1u << 1 /* a synthetic track got its thread_name */
+};
+
+static const char *chrome_text_of(const chrome_record *rec, chrome_field f, size_t *len)
+{
+    const char *s = chrome_record_scalar(rec, f, len);
+    if (!s) {
+        *len = 0;
+        return "";
+    }
+    return s;
+}
+
+static int chrome_span_is(const chrome_record *rec, chrome_span s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return s.len == n && memcmp(chrome_record_str(rec, s), lit, n) == 0;
+}
+
+static int chrome_field_is(const chrome_record *rec, chrome_field f, const char *lit)
+{
+    const chrome_val *v = &rec->f[f];
+    return v->type == CHROME_V_STRING && chrome_span_is(rec, v->s, lit);
+}
+
+static int chrome_field_true(const chrome_record *rec, chrome_field f)
+{
+    const chrome_val *v = &rec->f[f];
+    return v->type == CHROME_V_BOOL && chrome_record_str(rec, v->s)[0] == 't';
+}
+
+static tconv_str chrome_intern_val(chrome_reader *r, const chrome_record *rec, const chrome_val *v)
+{
+    if (v->type == CHROME_V_NONE || v->type == CHROME_V_NULL) return 0;
+    return tconv_string_intern(r->ctx, chrome_record_str(rec, v->s), v->s.len);
+}
+
+static const chrome_kv *chrome_kv_find(const chrome_record *rec, const chrome_kvs *kvs,
+                                       const char *key)
+{
+    for (size_t i = 0; i < kvs->n; i++)
+        if (chrome_span_is(rec, kvs->v[i].key, key)) return &kvs->v[i];
+    return NULL;
+}
+
+/* ---- warnings ---------------------------------------------------------------------------- */
+
+tconv_status chrome_emit_bad(chrome_reader *r, const chrome_record *rec, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->strict) {
+        tconv_error_at(r->ctx, r->input_name, rec->offset, "invalid event: %s", msg);
+        return TCONV_FATAL;
+    }
+    tconv_warning_add(r->ctx, "chrome.bad-event", "%s:%llu: event skipped: %s", r->input_name,
+                      (unsigned long long)rec->offset, msg);
+    return TCONV_RECORD;
+}
+
+static const char *chrome_phase_title(char ph)
+{
+    switch (ph) {
+    case 'N':
+        return "object created";
+    case 'O':
+        return "object snapshot";
+    case 'D':
+        return "object destroyed";
+    case 'c':
+        return "clock sync";
+    case 'V':
+    case 'v':
+        return "memory dump";
+    case '(':
+    case ')':
+        return "context";
+    case '=':
+        return "linked id";
+    default:
+        return "unknown phase";
+    }
+}
+
+static tconv_status chrome_unsupported(chrome_reader *r, const chrome_record *rec, char ph,
+                                       const char *prefix)
+{
+    char kind[40];
+    if (ph > 0x20 && ph < 0x7f)
+        snprintf(kind, sizeof kind, "chrome.%s-%c", prefix, ph);
+    else
+        snprintf(kind, sizeof kind, "chrome.%s-0x%02x", prefix, (unsigned char)ph);
+    tconv_warning_add(r->ctx, kind,
+                      "%s:%llu: phase '%c' (%s) has no counterpart in the event model: such "
+                      "events are not converted",
+                      r->input_name, (unsigned long long)rec->offset, ph, chrome_phase_title(ph));
+    return TCONV_OK;
+}
+
+/* ---- tracks ------------------------------------------------------------------------------ */
+
+static uint8_t *chrome_tflags(chrome_reader *r, uint32_t track)
+{
+    if (track >= r->ntrack_flags) {
+        size_t n = r->ntrack_flags ? r->ntrack_flags : 64;
+        while (n <= track)
+            n *= 2;
+        uint8_t *q = realloc(r->track_flags, n);
+        if (!q) return NULL;
+        memset(q + r->ntrack_flags, 0, n - r->ntrack_flags);
+        r->track_flags = q;
+        r->ntrack_flags = n;
+    }
+    return &r->track_flags[track];
+}
+
+static uint32_t chrome_track(chrome_reader *r, const char *pid, size_t plen, const char *tid,
+                             size_t tlen)
+{
+    /* Most events land on the track of the event before: skip interning for those. */
+    int cacheable = plen + tlen <= CHROME_TRACK_KEY;
+    if (cacheable) {
+        for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++) {
+            const chrome_track_slot *c = &r->tcache[i];
+            if (c->plen == plen && c->tlen == tlen && c->track != UINT32_MAX &&
+                memcmp(c->key, pid, plen) == 0 && memcmp(c->key + plen, tid, tlen) == 0)
+                return c->track;
+        }
+    }
+    tconv_str p = tconv_string_intern(r->ctx, pid, plen);
+    tconv_str t = tconv_string_intern(r->ctx, tid, tlen);
+    uint32_t track = tconv_track_get(r->ctx, p, t);
+    if (cacheable) {
+        chrome_track_slot *c = &r->tcache[r->tcache_next++ % CHROME_TRACK_CACHE];
+        c->plen = (uint8_t)plen;
+        c->tlen = (uint8_t)tlen;
+        memcpy(c->key, pid, plen);
+        memcpy(c->key + plen, tid, tlen);
+        c->track = track;
+    }
+    return track;
+}
+
+static uint32_t chrome_thread_track(chrome_reader *r, const chrome_record *rec)
+{
+    size_t plen, tlen;
+    const char *pid = chrome_text_of(rec, CHROME_F_PID, &plen);
+    const char *tid = chrome_text_of(rec, CHROME_F_TID, &tlen);
+    return chrome_track(r, pid, plen, tid, tlen);
+}
+
+static uint32_t chrome_process_track(chrome_reader *r, const chrome_record *rec)
+{
+    size_t plen;
+    const char *pid = chrome_text_of(rec, CHROME_F_PID, &plen);
+    return chrome_track(r, pid, plen, "", 0);
+}
+
+static void chrome_set_kind(chrome_reader *r, uint32_t track, tconv_track_kind kind)
+{
+    uint8_t *f = chrome_tflags(r, track);
+    if (f && (*f & CHROME_TF_KIND)) return;
+    tconv_track_set_kind(r->ctx, track, kind);
+    if (f) *f |= CHROME_TF_KIND;
+}
+
+/* GPU activity in Kineto (CUDA, ROCm, MTIA) lives on one track per stream or queue. */
+static int chrome_is_gpu(const chrome_record *rec)
+{
+    size_t n;
+    const char *cat = chrome_record_scalar(rec, CHROME_F_CAT, &n);
+    if (cat) {
+        static const char *const gpu_cats[] = {
+            "kernel",          "gpu_memcpy", "gpu_memset", "gpu_user_annotation",
+            "mtia_ccp_events", "memcpy",     "memset",     NULL};
+        for (size_t i = 0; gpu_cats[i]; i++)
+            if (strlen(gpu_cats[i]) == n && strncasecmp(cat, gpu_cats[i], n) == 0) return 1;
+    }
+    const char *tid = chrome_record_scalar(rec, CHROME_F_TID, &n);
+    return tid && rec->f[CHROME_F_TID].type == CHROME_V_STRING && n > 7 &&
+           memcmp(tid, "stream ", 7) == 0;
+}
+
+/* ---- values ------------------------------------------------------------------------------ */
+
+/* 0 when set, 1 when absent, -1 when not a number, -2 when out of range. */
+static int chrome_time(const chrome_record *rec, chrome_field f, int64_t *ns)
+{
+    const chrome_val *v = &rec->f[f];
+    if (v->type == CHROME_V_NONE) return 1;
+    if (v->type != CHROME_V_NUMBER && v->type != CHROME_V_STRING) return -1;
+    chrome_num_status st = chrome_num_scaled(chrome_record_str(rec, v->s), v->s.len, 3, ns);
+    return st == CHROME_NUM_OK ? 0 : st == CHROME_NUM_RANGE ? -2 : -1;
+}
+
+static int chrome_is_integer_text(const char *s, size_t n)
+{
+    size_t i = s[0] == '-';
+    if (i == n) return 0;
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+static void chrome_number_arg(const char *s, size_t n, tconv_arg *a)
+{
+    if (chrome_is_integer_text(s, n)) {
+        int64_t v;
+        if (chrome_num_scaled(s, n, 0, &v) == CHROME_NUM_OK) {
+            a->type = TCONV_ARG_INT;
+            a->v.i = v;
+            return;
+        }
+        if (s[0] != '-') {
+            uint64_t u = 0;
+            size_t i = 0;
+            for (; i < n; i++) {
+                unsigned d = (unsigned)(s[i] - '0');
+                if (u > (UINT64_MAX - d) / 10) break;
+                u = u * 10 + d;
+            }
+            if (i == n) {
+                a->type = TCONV_ARG_UINT;
+                a->v.u = u;
+                return;
+            }
+        }
+    }
+    a->type = TCONV_ARG_DOUBLE;
+    a->v.d = strtod(s, NULL);
+}
+
+/* A numeric value for counters: JSON numbers and numeric strings. */
+static int chrome_number_value(const chrome_record *rec, const chrome_val *v, double *out)
+{
+    if (v->type != CHROME_V_NUMBER && v->type != CHROME_V_STRING) return -1;
+    const char *s = chrome_record_str(rec, v->s);
+    if (v->type == CHROME_V_STRING) {
+        int64_t check;
+        if (chrome_num_scaled(s, v->s.len, 0, &check) == CHROME_NUM_INVALID) return -1;
+    }
+    *out = strtod(s, NULL);
+    return 0;
+}
+
+static int chrome_args(chrome_reader *r, const chrome_record *rec, const chrome_kvs *kvs,
+                       uint32_t *n)
+{
+    *n = 0;
+    if (!kvs->n) return 0;
+    if (chrome_reserve((void **)&r->targs, &r->targs_cap, kvs->n, sizeof(tconv_arg))) return -1;
+    for (size_t i = 0; i < kvs->n; i++) {
+        const chrome_kv *kv = &kvs->v[i];
+        tconv_arg *a = &r->targs[i];
+        memset(a, 0, sizeof *a);
+        a->key = tconv_string_intern(r->ctx, chrome_record_str(rec, kv->key), kv->key.len);
+        const char *s = chrome_record_str(rec, kv->val.s);
+        switch (kv->val.type) {
+        case CHROME_V_STRING:
+            a->type = TCONV_ARG_STRING;
+            a->v.s = tconv_string_intern(r->ctx, s, kv->val.s.len);
+            break;
+        case CHROME_V_NUMBER:
+            chrome_number_arg(s, kv->val.s.len, a);
+            break;
+        case CHROME_V_BOOL:
+            a->type = TCONV_ARG_BOOL;
+            a->v.i = s[0] == 't';
+            break;
+        case CHROME_V_JSON:
+            a->type = TCONV_ARG_JSON;
+            a->v.s = tconv_string_intern(r->ctx, s, kv->val.s.len);
+            break;
+        default:
+            a->type = TCONV_ARG_NULL;
+            break;
+        }
+    }
+    *n = (uint32_t)kvs->n;
+    return 0;
+}
+
+/* An id as a number: decimal or 0x-hex text as its value, anything else hashed. */
+static uint64_t chrome_id_value(const char *s, size_t n)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    int hex = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    if (hex) i = 2;
+    if (i < n && n - i <= (hex ? 16u : 19u)) {
+        for (; i < n; i++) {
+            char c = s[i];
+            unsigned d;
+            if (c >= '0' && c <= '9')
+                d = (unsigned)(c - '0');
+            else if (hex && c >= 'a' && c <= 'f')
+                d = (unsigned)(c - 'a' + 10);
+            else if (hex && c >= 'A' && c <= 'F')
+                d = (unsigned)(c - 'A' + 10);
+            else
+                break;
+            v = v * (hex ? 16u : 10u) + d;
+        }
+        if (i == n) return v;
+    }
+    return chrome_hash(s, n, CHROME_HASH_SEED);
+}
+
+/* Build text in r->tmp from pieces, with sep between them unless sep is 0; returns its length
+ * or (size_t)-1. */
+static size_t chrome_tmp_join(chrome_reader *r, const char *const *parts, const size_t *lens,
+                              size_t n, char sep)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += lens[i] + 1;
+    if (chrome_reserve((void **)&r->tmp, &r->tmp_cap, total + 1, 1)) return (size_t)-1;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && sep) r->tmp[o++] = sep;
+        memcpy(r->tmp + o, parts[i], lens[i]);
+        o += lens[i];
+    }
+    r->tmp[o] = '\0';
+    return o;
+}
+
+static tconv_status chrome_push(chrome_reader *r, const tconv_event *ev)
+{
+    tconv_status st = tconv_sink_push(r->sink, ev);
+    if (st == TCONV_FATAL) return TCONV_FATAL;
+    r->nemitted++;
+    return TCONV_OK;
+}
+
+static tconv_status chrome_oom_status(chrome_reader *r)
+{
+    tconv_error_set(r->ctx, "chrome: out of memory");
+    return TCONV_FATAL;
+}
+
+/* ---- phases ------------------------------------------------------------------------------ */
+
+static void chrome_common(chrome_reader *r, const chrome_record *rec, tconv_event *ev)
+{
+    ev->name = chrome_intern_val(r, rec, &rec->f[CHROME_F_NAME]);
+    ev->cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
+}
+
+/* Perfetto's flow v2: "bind_id" with "flow_in"/"flow_out" on the slice itself. */
+static tconv_status chrome_flow_v2(chrome_reader *r, const chrome_record *rec,
+                                   const tconv_event *slice)
+{
+    size_t n;
+    const char *bind = chrome_record_scalar(rec, CHROME_F_BIND_ID, &n);
+    if (!bind) return TCONV_OK;
+    int in = chrome_field_true(rec, CHROME_F_FLOW_IN),
+        out = chrome_field_true(rec, CHROME_F_FLOW_OUT);
+    if (!in && !out) return TCONV_OK;
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = in && out ? TCONV_EV_FLOW_STEP : out ? TCONV_EV_FLOW_START : TCONV_EV_FLOW_END;
+    ev.flags = TCONV_EVF_BIND_ENCLOSING;
+    ev.track = slice->track;
+    ev.ts = slice->ts;
+    ev.cat = slice->cat;
+    ev.id = chrome_hash(bind, n, chrome_hash("flow2", 5, CHROME_HASH_SEED));
+    return chrome_push(r, &ev);
+}
+
+static tconv_status chrome_span_event(chrome_reader *r, const chrome_record *rec, char ph,
+                                      int64_t ts)
+{
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = ph == 'B' ? TCONV_EV_BEGIN : ph == 'E' ? TCONV_EV_END : TCONV_EV_COMPLETE;
+    ev.track = chrome_thread_track(r, rec);
+    ev.ts = ts;
+    if (ph == 'X') {
+        int d = chrome_time(rec, CHROME_F_DUR, &ev.dur);
+        if (d == 1)
+            ev.dur = 0;
+        else if (d < 0)
+            return chrome_emit_bad(r, rec, "\"dur\" is not a number");
+        else if (ev.dur < 0)
+            return chrome_emit_bad(r, rec, "\"dur\" is negative");
+    }
+    chrome_common(r, rec, &ev);
+    if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
+    if (chrome_is_gpu(rec)) chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
+    if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
+    return ph == 'E' ? TCONV_OK : chrome_flow_v2(r, rec, &ev);
+}
+
+static tconv_status chrome_instant(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
+{
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_INSTANT;
+    ev.ts = ts;
+    if (ph != 'R' && chrome_field_is(rec, CHROME_F_S, "g")) {
+        ev.flags = TCONV_EVF_SCOPE_GLOBAL;
+        ev.track = chrome_track(r, "", 0, "", 0);
+        chrome_set_kind(r, ev.track, TCONV_TRACK_GLOBAL);
+    } else if (ph != 'R' && chrome_field_is(rec, CHROME_F_S, "p")) {
+        ev.flags = TCONV_EVF_SCOPE_PROCESS;
+        ev.track = chrome_process_track(r, rec);
+        chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
+    } else {
+        ev.track = chrome_thread_track(r, rec);
+    }
+    chrome_common(r, rec, &ev);
+    if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
+    return chrome_push(r, &ev);
+}
+
+static tconv_status chrome_counter(chrome_reader *r, const chrome_record *rec, int64_t ts)
+{
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_COUNTER;
+    ev.ts = ts;
+    ev.track = chrome_process_track(r, rec);
+    chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
+    ev.cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
+    size_t nlen, idlen;
+    const char *name = chrome_text_of(rec, CHROME_F_NAME, &nlen);
+    const char *id = chrome_record_scalar(rec, CHROME_F_ID, &idlen);
+    if (id) {
+        /* A counter with an id is its own series, shown as "name[id]" as the trace viewer
+         * does. */
+        const char *parts[] = {name, "[", id, "]"};
+        size_t lens[] = {nlen, 1, idlen, 1};
+        size_t n = chrome_tmp_join(r, parts, lens, 4, 0);
+        if (n == (size_t)-1) return chrome_oom_status(r);
+        ev.name = tconv_string_intern(r->ctx, r->tmp, n);
+        ev.id = chrome_id_value(id, idlen);
+    } else {
+        ev.name = tconv_string_intern(r->ctx, name, nlen);
+    }
+    for (size_t i = 0; i < rec->args.n; i++) {
+        const chrome_kv *kv = &rec->args.v[i];
+        if (chrome_number_value(rec, &kv->val, &ev.value)) {
+            tconv_warning_add(r->ctx, "chrome.counter-value",
+                              "%s:%llu: counter \"%s\" series \"%s\" has a value that is not a "
+                              "number: value skipped",
+                              r->input_name, (unsigned long long)rec->offset, name,
+                              chrome_record_str(rec, kv->key));
+            continue;
+        }
+        ev.key = tconv_string_intern(r->ctx, chrome_record_str(rec, kv->key), kv->key.len);
+        if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
+    }
+    return TCONV_OK;
+}
+
+/* b/n/e and S/T/p/F: one async track per (category, scope, id), within the process unless the
+ * id is id2.global. */
+static tconv_status chrome_async(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
+{
+    size_t plen, catlen, idlen = 0, scopelen;
+    const char *pid = chrome_text_of(rec, CHROME_F_PID, &plen);
+    const char *cat = chrome_text_of(rec, CHROME_F_CAT, &catlen);
+    const char *scope = chrome_text_of(rec, CHROME_F_SCOPE, &scopelen);
+    const char *id = chrome_record_scalar(rec, CHROME_F_ID2_GLOBAL, &idlen);
+    const char *tag = "global";
+    if (id) {
+        pid = "";
+        plen = 0;
+    } else if ((id = chrome_record_scalar(rec, CHROME_F_ID2_LOCAL, &idlen)) != NULL) {
+        tag = "local";
+    } else {
+        id = chrome_text_of(rec, CHROME_F_ID, &idlen);
+        tag = NULL;
+    }
+    /* The synthetic tid reads "async:cat[:scope][:local|:global]:id". */
+    const char *parts[5] = {"async", cat};
+    size_t lens[5] = {5, catlen};
+    size_t np = 2;
+    if (scopelen) {
+        parts[np] = scope;
+        lens[np++] = scopelen;
+    }
+    if (tag) {
+        parts[np] = tag;
+        lens[np++] = strlen(tag);
+    }
+    parts[np] = id;
+    lens[np++] = idlen;
+    size_t n = chrome_tmp_join(r, parts, lens, np, ':');
+    if (n == (size_t)-1) return chrome_oom_status(r);
+
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.track = chrome_track(r, pid, plen, r->tmp, n);
+    ev.flags = TCONV_EVF_ASYNC;
+    ev.ts = ts;
+    ev.id = chrome_id_value(id, idlen);
+    chrome_common(r, rec, &ev);
+    switch (ph) {
+    case 'b':
+    case 'S':
+        ev.kind = TCONV_EV_BEGIN;
+        break;
+    case 'e':
+    case 'F':
+        ev.kind = TCONV_EV_END;
+        break;
+    default:
+        ev.kind = TCONV_EV_INSTANT;
+        break;
+    }
+    uint8_t *f = chrome_tflags(r, ev.track);
+    if (!f) return chrome_oom_status(r);
+    if (!(*f & CHROME_TF_NAMED)) {
+        chrome_set_kind(r, ev.track, TCONV_TRACK_ASYNC);
+        /* The track is named after the first event on it, as trace viewers label async rows. */
+        tconv_event meta = TCONV_EVENT_INIT;
+        meta.kind = TCONV_EV_METADATA;
+        meta.track = ev.track;
+        meta.ts = ts;
+        meta.name = tconv_string_intern_cstr(r->ctx, "thread_name");
+        meta.text = ev.name;
+        if (chrome_push(r, &meta) == TCONV_FATAL) return TCONV_FATAL;
+        f = chrome_tflags(r, ev.track);
+        *f |= CHROME_TF_NAMED;
+    }
+    if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
+    return chrome_push(r, &ev);
+}
+
+/* s/t/f: a flow is (category, name, id) like in the trace viewer, with id2.local ids scoped to
+ * the process. */
+static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
+{
+    size_t catlen, namelen, idlen, plen = 0;
+    const char *cat = chrome_text_of(rec, CHROME_F_CAT, &catlen);
+    const char *name = chrome_text_of(rec, CHROME_F_NAME, &namelen);
+    const char *pid = "";
+    const char *id = chrome_record_scalar(rec, CHROME_F_ID2_GLOBAL, &idlen);
+    char tag = 'g';
+    if (!id && (id = chrome_record_scalar(rec, CHROME_F_ID2_LOCAL, &idlen)) != NULL) {
+        tag = 'l';
+        pid = chrome_text_of(rec, CHROME_F_PID, &plen);
+    }
+    if (!id) {
+        id = chrome_text_of(rec, CHROME_F_ID, &idlen);
+        tag = 'i';
+    }
+    uint64_t h = chrome_hash("flow1", 6, CHROME_HASH_SEED);
+    h = chrome_hash(cat, catlen + 1, h);
+    h = chrome_hash(name, namelen + 1, h);
+    h = chrome_hash(&tag, 1, h);
+    h = chrome_hash(pid, plen + 1, h);
+    h = chrome_hash(id, idlen, h);
+
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = ph == 's' ? TCONV_EV_FLOW_START : ph == 't' ? TCONV_EV_FLOW_STEP : TCONV_EV_FLOW_END;
+    /* s and t bind to the enclosing slice; f to the next slice unless bp is "e". */
+    ev.flags = ph != 'f' || chrome_field_is(rec, CHROME_F_BP, "e") ? TCONV_EVF_BIND_ENCLOSING
+                                                                   : TCONV_EVF_BIND_NEXT;
+    ev.track = chrome_thread_track(r, rec);
+    ev.ts = ts;
+    ev.id = h;
+    chrome_common(r, rec, &ev);
+    if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
+    return chrome_push(r, &ev);
+}
+
+static void chrome_val_text(const chrome_record *rec, const chrome_val *v, const char **s,
+                            size_t *n)
+{
+    *s = chrome_record_str(rec, v->s);
+    *n = v->s.len;
+}
+
+/* The text of metadata args: the named arg when the name says which, else the only arg, else
+ * all args as a JSON object. */
+static tconv_str chrome_meta_text(chrome_reader *r, const chrome_record *rec, const char *key)
+{
+    const chrome_kv *kv = key ? chrome_kv_find(rec, &rec->args, key) : NULL;
+    if (!kv && rec->args.n == 1) kv = &rec->args.v[0];
+    const char *s;
+    size_t n;
+    if (kv) {
+        if (kv->val.type == CHROME_V_NULL) return 0;
+        chrome_val_text(rec, &kv->val, &s, &n);
+        return tconv_string_intern(r->ctx, s, n);
+    }
+    if (!rec->args.n) return 0;
+    chrome_jsonbuf_reset(&r->json);
+    chrome_jsonbuf_open(&r->json, 'm');
+    for (size_t i = 0; i < rec->args.n; i++) {
+        const chrome_kv *a = &rec->args.v[i];
+        chrome_jsonbuf_key(&r->json, chrome_record_str(rec, a->key), a->key.len);
+        chrome_val_text(rec, &a->val, &s, &n);
+        if (a->val.type == CHROME_V_STRING)
+            chrome_jsonbuf_string(&r->json, s, n);
+        else /* numbers, true/false/null and nested JSON are already JSON text */
+            chrome_jsonbuf_raw(&r->json, s, n);
+    }
+    chrome_jsonbuf_close(&r->json);
+    return r->json.oom ? 0 : tconv_string_intern(r->ctx, r->json.buf, r->json.len);
+}
+
+static tconv_status chrome_metadata(chrome_reader *r, const chrome_record *rec, int64_t ts)
+{
+    size_t nlen;
+    const char *name = chrome_text_of(rec, CHROME_F_NAME, &nlen);
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_METADATA;
+    ev.ts = ts;
+    /* Process metadata often carries tid 0 or none: keep it off the thread tracks so that it
+     * does not create an empty thread. */
+    int process = nlen > 8 && memcmp(name, "process_", 8) == 0;
+    ev.track = process ? chrome_process_track(r, rec) : chrome_thread_track(r, rec);
+    ev.name = tconv_string_intern(r->ctx, name, nlen);
+    const char *key = NULL;
+    if (chrome_field_is(rec, CHROME_F_NAME, "process_name") ||
+        chrome_field_is(rec, CHROME_F_NAME, "thread_name"))
+        key = "name";
+    else if (chrome_field_is(rec, CHROME_F_NAME, "process_sort_index") ||
+             chrome_field_is(rec, CHROME_F_NAME, "thread_sort_index"))
+        key = "sort_index";
+    else if (chrome_field_is(rec, CHROME_F_NAME, "process_labels"))
+        key = "labels";
+    ev.text = chrome_meta_text(r, rec, key);
+    ev.cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
+    if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
+    return chrome_push(r, &ev);
+}
+
+/* ---- samples ----------------------------------------------------------------------------- */
+
+/* The pid of a thread known only by its tid (entries of "samples" may omit pid). */
+static tconv_str chrome_pid_of_tid(chrome_reader *r, const char *tid, size_t tlen)
+{
+    tconv_str t = tconv_string_intern(r->ctx, tid, tlen);
+    uint32_t input = tconv_input_index(r->in);
+    uint32_t n = tconv_track_count(r->ctx);
+    for (uint32_t i = 0; i < n; i++) {
+        const tconv_track *tr = tconv_track_describe(r->ctx, i);
+        if (tr && tr->input == input && tr->tid == t && tr->kind == TCONV_TRACK_THREAD)
+            return tr->pid;
+    }
+    return 0;
+}
+
+static tconv_status chrome_sample(chrome_reader *r, const chrome_record *rec, chrome_src src,
+                                  int64_t ts)
+{
+    size_t sflen = 0, plen, tlen;
+    const char *sf = chrome_record_scalar(rec, CHROME_F_SF, &sflen);
+    const char *pid = chrome_record_scalar(rec, CHROME_F_PID, &plen);
+    const char *tid = chrome_text_of(rec, CHROME_F_TID, &tlen);
+    /* stackFrames or the events that tell a tid's pid may come later in the object. */
+    int later = r->form == '{' && !r->at_end;
+    if (later &&
+        ((sf && !r->frames_seen) || (!pid && src == CHROME_SRC_SAMPLE && !r->events_closed)))
+        return chrome_frames_defer(r, rec, src) ? chrome_oom_status(r) : TCONV_OK;
+
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_SAMPLE;
+    ev.ts = ts;
+    if (pid) {
+        ev.track = chrome_track(r, pid, plen, tid, tlen);
+    } else {
+        tconv_str p = src == CHROME_SRC_SAMPLE ? chrome_pid_of_tid(r, tid, tlen) : 0;
+        ev.track = tconv_track_get(r->ctx, p, tconv_string_intern(r->ctx, tid, tlen));
+    }
+    chrome_common(r, rec, &ev);
+
+    size_t nframes = 0;
+    if (sf) {
+        if (chrome_frames_stack(r, sf, sflen, &nframes)) {
+            tconv_warning_add(r->ctx, "chrome.unknown-frame",
+                              "%s:%llu: sample refers to stack frame \"%s\", which stackFrames "
+                              "does not define: sample kept without frames",
+                              r->input_name, (unsigned long long)rec->offset, sf);
+            nframes = 0;
+        }
+    } else if (rec->nstack) {
+        if (chrome_reserve((void **)&r->tframes, &r->tframes_cap, rec->nstack, sizeof(tconv_frame)))
+            return chrome_oom_status(r);
+        for (size_t i = 0; i < rec->nstack; i++) {
+            memset(&r->tframes[i], 0, sizeof r->tframes[i]);
+            r->tframes[i].name = tconv_string_intern(r->ctx, chrome_record_str(rec, rec->stack[i]),
+                                                     rec->stack[i].len);
+        }
+        nframes = rec->nstack;
+    }
+    ev.frames = nframes ? r->tframes : NULL;
+    ev.nframes = (uint32_t)nframes;
+
+    int64_t values[2] = {1, 1};
+    const chrome_val *w = &rec->f[CHROME_F_WEIGHT];
+    if (w->type == CHROME_V_NUMBER || w->type == CHROME_V_STRING) {
+        if (chrome_num_scaled(chrome_record_str(rec, w->s), w->s.len, 0, &values[1]) !=
+            CHROME_NUM_OK)
+            return chrome_emit_bad(r, rec, "\"weight\" is not a number");
+    }
+    ev.values = values;
+    ev.nvalues = 2;
+    if (!r->sampletypes_set) {
+        static const tconv_sample_type types[] = {{"samples", "count"}, {"weight", "count"}};
+        tconv_sampletypes_set(r->ctx, 2, types, 1);
+        r->sampletypes_set = 1;
+    }
+    /* Members of a "samples" entry other than the known ones (cpu, ...) are its args. */
+    if (chrome_args(r, rec, src == CHROME_SRC_SAMPLE ? &rec->extras : &rec->args, &ev.nargs))
+        return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
+    return chrome_push(r, &ev);
+}
+
+/* Fuchsia's systemTraceEvents: process and thread names. */
+static tconv_status chrome_system(chrome_reader *r, const chrome_record *rec)
+{
+    size_t n;
+    const char *ph = chrome_record_scalar(rec, CHROME_F_PH, &n);
+    if (!ph || n != 1) return chrome_emit_bad(r, rec, "missing \"ph\"");
+    if (ph[0] != 'p' && ph[0] != 't') return chrome_unsupported(r, rec, ph[0], "system-phase");
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_METADATA;
+    ev.track = ph[0] == 'p' ? chrome_process_track(r, rec) : chrome_thread_track(r, rec);
+    ev.name = tconv_string_intern_cstr(r->ctx, ph[0] == 'p' ? "process_name" : "thread_name");
+    ev.text = chrome_intern_val(r, rec, &rec->f[CHROME_F_NAME]);
+    return chrome_push(r, &ev);
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+static tconv_status chrome_dispatch(chrome_reader *r, const chrome_record *rec, chrome_src src)
+{
+    if (src == CHROME_SRC_SYSTEM) return chrome_system(r, rec);
+    size_t n;
+    char ph = 'P';
+    if (src == CHROME_SRC_EVENT) {
+        const char *p = chrome_record_scalar(rec, CHROME_F_PH, &n);
+        if (!p || rec->f[CHROME_F_PH].type != CHROME_V_STRING)
+            return chrome_emit_bad(r, rec, "missing \"ph\"");
+        if (n != 1) return chrome_emit_bad(r, rec, "unknown phase \"%.20s\"", p);
+        ph = p[0];
+    }
+    int64_t ts = 0;
+    int t = chrome_time(rec, CHROME_F_TS, &ts);
+    if (t == 1 && ph != 'M') return chrome_emit_bad(r, rec, "missing \"ts\"");
+    if (t == -1 && ph != 'M') return chrome_emit_bad(r, rec, "\"ts\" is not a number");
+    if (t == -2 && ph != 'M') return chrome_emit_bad(r, rec, "\"ts\" is out of range");
+    if (t) ts = 0;
+
+    switch (ph) {
+    case 'B':
+    case 'E':
+    case 'X':
+        return chrome_span_event(r, rec, ph, ts);
+    case 'i':
+    case 'I':
+    case 'R':
+        return chrome_instant(r, rec, ph, ts);
+    case 'C':
+        return chrome_counter(r, rec, ts);
+    case 'b':
+    case 'n':
+    case 'e':
+    case 'S':
+    case 'T':
+    case 'p':
+    case 'F':
+        return chrome_async(r, rec, ph, ts);
+    case 's':
+    case 't':
+    case 'f':
+        return chrome_flow(r, rec, ph, ts);
+    case 'P':
+        return chrome_sample(r, rec, src, ts);
+    case 'M':
+        return chrome_metadata(r, rec, ts);
+    default:
+        return chrome_unsupported(r, rec, ph, "phase");
+    }
+}
+
+tconv_status chrome_emit_record(chrome_reader *r, const chrome_record *rec, chrome_src src)
+{
+    tconv_status st = chrome_dispatch(r, rec, src);
+    if (r->bad_utf8) {
+        r->bad_utf8 = 0;
+        tconv_warning_add(r->ctx, "chrome.invalid-utf8",
+                          "%s:%llu: a string holds bytes that are not UTF-8: they read as "
+                          "U+FFFD",
+                          r->input_name, (unsigned long long)rec->offset);
+    }
+    return st == TCONV_FATAL ? TCONV_FATAL : TCONV_OK;
+}
+
+tconv_status chrome_emit_top(chrome_reader *r, const char *key, size_t klen, const char *text,
+                             size_t tlen)
+{
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_METADATA;
+    ev.track = chrome_track(r, "", 0, "", 0);
+    chrome_set_kind(r, ev.track, TCONV_TRACK_GLOBAL);
+    ev.name = tconv_string_intern(r->ctx, key, klen);
+    ev.text = tconv_string_intern(r->ctx, text, tlen);
+    if (r->bad_utf8) {
+        r->bad_utf8 = 0;
+        tconv_warning_add(r->ctx, "chrome.invalid-utf8",
+                          "%s: the top-level member \"%s\" holds bytes that are not UTF-8: they "
+                          "read as U+FFFD",
+                          r->input_name, key);
+    }
+    return chrome_push(r, &ev);
+}
+
+tconv_status chrome_emit_finish(chrome_reader *r)
+{
+    return chrome_frames_flush(r);
+}
+
+void chrome_emit_free(chrome_reader *r)
+{
+    free(r->track_flags);
+    free(r->targs);
+    free(r->tframes);
+    free(r->tmp);
+}

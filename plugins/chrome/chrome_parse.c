@@ -1,0 +1,556 @@
+/* The JSON walk: yajl's token callbacks drive a small stack of structural levels. Each event
+ * object is collected into one record (field texts in an arena) and mapped when its '}' arrives,
+ * so nothing but the current event is held. Nested values inside args and unknown top-level
+ * members are re-serialised as compact JSON text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome_reader.h"
+#include "chrome_utf8.h"
+
+int chrome_reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int chrome_oom(chrome_reader *r)
+{
+    tconv_error_set(r->ctx, "chrome: out of memory");
+    r->failed = 1;
+    return 0;
+}
+
+static uint64_t chrome_pos(const chrome_reader *r)
+{
+    return r->chunk_base + yajl_get_bytes_consumed(r->yh);
+}
+
+/* ---- levels ------------------------------------------------------------------------------ */
+
+static chrome_level chrome_lv_top(const chrome_reader *r)
+{
+    return (chrome_level)r->lv[r->nlv - 1];
+}
+
+static int chrome_lv_push(chrome_reader *r, chrome_level l)
+{
+    if (chrome_reserve((void **)&r->lv, &r->lv_cap, r->nlv + 1, 1)) return chrome_oom(r);
+    r->lv[r->nlv++] = (uint8_t)l;
+    return 1;
+}
+
+static int chrome_copy_key(chrome_reader *r, const unsigned char *s, size_t n)
+{
+    if (chrome_reserve((void **)&r->topkey, &r->topkey_cap, n + 1, 1)) return chrome_oom(r);
+    memcpy(r->topkey, s, n);
+    r->topkey[n] = '\0';
+    r->topkey_len = n;
+    return 1;
+}
+
+static int chrome_topkey_is(const chrome_reader *r, const char *lit)
+{
+    size_t n = strlen(lit);
+    return r->topkey_len == n && memcmp(r->topkey, lit, n) == 0;
+}
+
+/* ---- message bookkeeping ------------------------------------------------------------------ */
+
+static int chrome_track_open(chrome_reader *r, char kind)
+{
+    if (chrome_reserve((void **)&r->nest, &r->nest_cap, r->depth + 1, sizeof *r->nest))
+        return chrome_oom(r);
+    r->nest[r->depth].kind = kind;
+    r->nest[r->depth].key[0] = '\0';
+    r->depth++;
+    r->last = 's';
+    r->last_tok_end = chrome_pos(r);
+    return 1;
+}
+
+static void chrome_track_close(chrome_reader *r)
+{
+    if (r->depth) r->depth--;
+    r->last = 'v';
+    r->last_tok_end = chrome_pos(r);
+}
+
+static void chrome_track_value(chrome_reader *r)
+{
+    r->last = 'v';
+    r->last_tok_end = chrome_pos(r);
+}
+
+static void chrome_track_key(chrome_reader *r, const unsigned char *s, size_t n)
+{
+    if (r->depth) {
+        char *key = r->nest[r->depth - 1].key;
+        size_t k = n < sizeof r->nest->key - 1 ? n : sizeof r->nest->key - 1;
+        memcpy(key, s, k);
+        key[k] = '\0';
+    }
+    r->last = 'k';
+    r->last_tok_end = chrome_pos(r);
+}
+
+/* ---- records ----------------------------------------------------------------------------- */
+
+static int chrome_text(chrome_reader *r, const unsigned char *s, size_t n, int is_string,
+                       chrome_span *out)
+{
+    if (chrome_record_text(&r->rec, (const char *)s, n, is_string, &r->bad_utf8, out))
+        return chrome_oom(r);
+    return 1;
+}
+
+static int chrome_record_begin(chrome_reader *r, chrome_src src)
+{
+    chrome_record_reset(&r->rec);
+    r->rec.offset = chrome_pos(r) - 1;
+    r->rec.index = r->nrecords++;
+    r->rec_src = src;
+    r->field = CHROME_F_UNKNOWN;
+    return chrome_lv_push(r, CHROME_LV_RECORD);
+}
+
+static int chrome_record_end(chrome_reader *r)
+{
+    r->nlv--;
+    tconv_status st;
+    if (r->rec_src == CHROME_SRC_FRAME) {
+        if (chrome_frames_add(r, r->topkey, r->topkey_len, &r->rec)) return chrome_oom(r);
+        return 1;
+    }
+    st = chrome_emit_record(r, &r->rec, r->rec_src);
+    if (st == TCONV_FATAL) {
+        r->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* A value that is not an object where an event is expected. */
+static int chrome_not_an_event(chrome_reader *r)
+{
+    chrome_record_reset(&r->rec);
+    r->rec.offset = r->last_tok_end;
+    r->rec.index = r->nrecords++;
+    if (chrome_emit_bad(r, &r->rec, "expected an event object") == TCONV_FATAL) {
+        r->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- capture of nested values ------------------------------------------------------------ */
+
+static const unsigned char *chrome_repaired(chrome_reader *r, const unsigned char *s, size_t *n)
+{
+    size_t ok = chrome_utf8_valid_prefix(s, *n);
+    if (ok == *n) return s;
+    if (chrome_reserve((void **)&r->scratch, &r->scratch_cap, 3 * *n + 1, 1)) return NULL;
+    memcpy(r->scratch, s, ok);
+    *n = ok + chrome_utf8_repair(r->scratch + ok, s + ok, *n - ok);
+    r->bad_utf8 = 1;
+    return (const unsigned char *)r->scratch;
+}
+
+static int chrome_capture_begin(chrome_reader *r, chrome_cap target, char kind)
+{
+    r->cap_depth = 1;
+    r->cap_target = target;
+    if (target == CHROME_CAP_SKIP) return 1;
+    chrome_jsonbuf_reset(&r->json);
+    chrome_jsonbuf_open(&r->json, kind);
+    return r->json.oom ? chrome_oom(r) : 1;
+}
+
+static int chrome_capture_end(chrome_reader *r)
+{
+    if (r->cap_target == CHROME_CAP_SKIP) return 1;
+    if (r->json.oom) return chrome_oom(r);
+    const char *buf = r->json.buf;
+    size_t len = r->json.len;
+    if (r->cap_target == CHROME_CAP_TOP) {
+        if (chrome_emit_top(r, r->topkey, r->topkey_len, buf, len) == TCONV_FATAL) {
+            r->failed = 1;
+            return 0;
+        }
+        return 1;
+    }
+    chrome_span s;
+    if (!chrome_text(r, (const unsigned char *)buf, len, 0, &s)) return 0;
+    if (chrome_record_set_kv(&r->rec, &r->rec.args, r->key_span, CHROME_V_JSON, s))
+        return chrome_oom(r);
+    return 1;
+}
+
+static int chrome_capture_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, size_t n)
+{
+    if (r->cap_target == CHROME_CAP_SKIP) return 1;
+    if (t == CHROME_V_STRING) {
+        s = chrome_repaired(r, s, &n);
+        if (!s) return chrome_oom(r);
+        chrome_jsonbuf_string(&r->json, (const char *)s, n);
+    } else {
+        /* Numbers keep their text; true, false and null are their own text. */
+        chrome_jsonbuf_raw(&r->json, (const char *)s, n);
+    }
+    return r->json.oom ? chrome_oom(r) : 1;
+}
+
+/* ---- structural dispatch ------------------------------------------------------------------ */
+
+static int chrome_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, size_t n)
+{
+    chrome_track_value(r);
+    if (r->cap_depth) return chrome_capture_scalar(r, t, s, n);
+    chrome_span sp;
+    switch (chrome_lv_top(r)) {
+    case CHROME_LV_ROOT:
+        tconv_error_at(r->ctx, r->input_name, r->last_tok_end - n,
+                       "expected '[' or '{' at the start of a trace, found a single value");
+        r->failed = 1;
+        return 0;
+    case CHROME_LV_TOP:
+        if (chrome_topkey_is(r, "traceEvents")) {
+            if (t == CHROME_V_NULL) return 1;
+            tconv_error_at(r->ctx, r->input_name, r->last_tok_end - n,
+                           "expected an array as the value of \"traceEvents\"");
+            r->failed = 1;
+            return 0;
+        }
+        if (chrome_topkey_is(r, "systemTraceEvents")) {
+            if (t == CHROME_V_STRING && n > 0)
+                tconv_warning_add(r->ctx, "chrome.systrace",
+                                  "systemTraceEvents in systrace text form (%zu bytes) is not "
+                                  "converted",
+                                  n);
+            return 1;
+        }
+        if (chrome_topkey_is(r, "stackFrames") || chrome_topkey_is(r, "samples")) return 1;
+        if (t == CHROME_V_STRING) {
+            s = chrome_repaired(r, s, &n);
+            if (!s) return chrome_oom(r);
+        }
+        if (chrome_emit_top(r, r->topkey, r->topkey_len, (const char *)s, n) == TCONV_FATAL) {
+            r->failed = 1;
+            return 0;
+        }
+        return 1;
+    case CHROME_LV_EVENTS:
+    case CHROME_LV_SAMPLES:
+    case CHROME_LV_SYSEVENTS:
+        return chrome_not_an_event(r);
+    case CHROME_LV_RECORD:
+        if (r->field >= CHROME_F_COUNT && r->field != CHROME_F_UNKNOWN)
+            return 1; /* "args": null and the like */
+        if (!chrome_text(r, s, n, t == CHROME_V_STRING, &sp)) return 0;
+        if (r->field == CHROME_F_UNKNOWN) {
+            if (chrome_record_set_kv(&r->rec, &r->rec.extras, r->key_span, t, sp))
+                return chrome_oom(r);
+            return 1;
+        }
+        chrome_record_set_field(&r->rec, r->field, t, sp);
+        return 1;
+    case CHROME_LV_ARGS:
+        if (!chrome_text(r, s, n, t == CHROME_V_STRING, &sp)) return 0;
+        if (chrome_record_set_kv(&r->rec, &r->rec.args, r->key_span, t, sp)) return chrome_oom(r);
+        return 1;
+    case CHROME_LV_ID2:
+        if (r->id2_global < 0) return 1;
+        if (!chrome_text(r, s, n, t == CHROME_V_STRING, &sp)) return 0;
+        chrome_record_set_field(&r->rec, r->id2_global ? CHROME_F_ID2_GLOBAL : CHROME_F_ID2_LOCAL,
+                                t, sp);
+        return 1;
+    case CHROME_LV_STACK:
+        if (!chrome_text(r, s, n, t == CHROME_V_STRING, &sp)) return 0;
+        if (chrome_record_push_stack(&r->rec, sp)) return chrome_oom(r);
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+static int chrome_open(chrome_reader *r, char kind)
+{
+    if (!chrome_track_open(r, kind)) return 0;
+    if (r->cap_depth) {
+        r->cap_depth++;
+        if (r->cap_target != CHROME_CAP_SKIP) chrome_jsonbuf_open(&r->json, kind);
+        return 1;
+    }
+    int is_map = kind == 'm';
+    switch (chrome_lv_top(r)) {
+    case CHROME_LV_ROOT:
+        r->form = is_map ? '{' : '[';
+        return chrome_lv_push(r, is_map ? CHROME_LV_TOP : CHROME_LV_EVENTS);
+    case CHROME_LV_TOP:
+        if (chrome_topkey_is(r, "traceEvents")) {
+            if (is_map) {
+                tconv_error_at(r->ctx, r->input_name, chrome_pos(r) - 1,
+                               "expected an array as the value of \"traceEvents\"");
+                r->failed = 1;
+                return 0;
+            }
+            r->events_closed = 0;
+            return chrome_lv_push(r, CHROME_LV_EVENTS);
+        }
+        if (chrome_topkey_is(r, "stackFrames") && is_map)
+            return chrome_lv_push(r, CHROME_LV_FRAMES);
+        if (chrome_topkey_is(r, "samples") && !is_map) return chrome_lv_push(r, CHROME_LV_SAMPLES);
+        if (chrome_topkey_is(r, "systemTraceEvents") && is_map) {
+            r->top_state = 0;
+            return chrome_lv_push(r, CHROME_LV_SYS);
+        }
+        return chrome_capture_begin(r, CHROME_CAP_TOP, kind);
+    case CHROME_LV_EVENTS:
+        if (is_map) return chrome_record_begin(r, CHROME_SRC_EVENT);
+        if (!chrome_not_an_event(r)) return 0;
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    case CHROME_LV_SAMPLES:
+        if (is_map) return chrome_record_begin(r, CHROME_SRC_SAMPLE);
+        if (!chrome_not_an_event(r)) return 0;
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    case CHROME_LV_SYSEVENTS:
+        if (is_map) return chrome_record_begin(r, CHROME_SRC_SYSTEM);
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    case CHROME_LV_SYS:
+        if (r->top_state && !is_map) return chrome_lv_push(r, CHROME_LV_SYSEVENTS);
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    case CHROME_LV_FRAMES:
+        if (is_map) return chrome_record_begin(r, CHROME_SRC_FRAME);
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    case CHROME_LV_RECORD:
+        if (r->field == CHROME_F_ARGS && is_map) {
+            r->rec.has_args = 1;
+            return chrome_lv_push(r, CHROME_LV_ARGS);
+        }
+        if (r->field == CHROME_F_ID2 && is_map) {
+            r->id2_global = -1;
+            return chrome_lv_push(r, CHROME_LV_ID2);
+        }
+        if (r->field == CHROME_F_STACK && !is_map) {
+            r->rec.has_stack = 1;
+            return chrome_lv_push(r, CHROME_LV_STACK);
+        }
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    case CHROME_LV_ARGS:
+        return chrome_capture_begin(r, CHROME_CAP_ARG, kind);
+    default:
+        return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
+    }
+}
+
+static int chrome_close(chrome_reader *r)
+{
+    chrome_track_close(r);
+    if (r->cap_depth) {
+        r->cap_depth--;
+        if (r->cap_target != CHROME_CAP_SKIP) chrome_jsonbuf_close(&r->json);
+        return r->cap_depth ? 1 : chrome_capture_end(r);
+    }
+    chrome_level l = chrome_lv_top(r);
+    switch (l) {
+    case CHROME_LV_RECORD:
+        return chrome_record_end(r);
+    case CHROME_LV_EVENTS:
+        r->events_closed = 1;
+        break;
+    case CHROME_LV_FRAMES:
+        chrome_frames_done(r);
+        break;
+    case CHROME_LV_ARGS:
+    case CHROME_LV_ID2:
+    case CHROME_LV_STACK:
+        r->field = CHROME_F_UNKNOWN;
+        break;
+    default:
+        break;
+    }
+    r->nlv--;
+    if (r->nlv == 1) r->lv[0] = CHROME_LV_DONE;
+    return 1;
+}
+
+static int chrome_key(chrome_reader *r, const unsigned char *s, size_t n)
+{
+    chrome_track_key(r, s, n);
+    if (r->cap_depth) {
+        if (r->cap_target == CHROME_CAP_SKIP) return 1;
+        s = chrome_repaired(r, s, &n);
+        if (!s) return chrome_oom(r);
+        chrome_jsonbuf_key(&r->json, (const char *)s, n);
+        return r->json.oom ? chrome_oom(r) : 1;
+    }
+    switch (chrome_lv_top(r)) {
+    case CHROME_LV_TOP:
+    case CHROME_LV_FRAMES:
+        s = chrome_repaired(r, s, &n);
+        if (!s) return chrome_oom(r);
+        return chrome_copy_key(r, s, n);
+    case CHROME_LV_SYS:
+        r->top_state = n == 6 && memcmp(s, "events", 6) == 0;
+        return 1;
+    case CHROME_LV_RECORD:
+        r->field = chrome_field_lookup((const char *)s, n);
+        if (r->field == CHROME_F_UNKNOWN) return chrome_text(r, s, n, 1, &r->key_span);
+        return 1;
+    case CHROME_LV_ARGS:
+        return chrome_text(r, s, n, 1, &r->key_span);
+    case CHROME_LV_ID2:
+        r->id2_global = n == 6 && memcmp(s, "global", 6) == 0  ? 1
+                        : n == 5 && memcmp(s, "local", 5) == 0 ? 0
+                                                               : -1;
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* ---- yajl callbacks ---------------------------------------------------------------------- */
+
+static int chrome_cb_null(void *c)
+{
+    return chrome_scalar(c, CHROME_V_NULL, (const unsigned char *)"null", 4);
+}
+
+static int chrome_cb_bool(void *c, int b)
+{
+    return b ? chrome_scalar(c, CHROME_V_BOOL, (const unsigned char *)"true", 4)
+             : chrome_scalar(c, CHROME_V_BOOL, (const unsigned char *)"false", 5);
+}
+
+static int chrome_cb_number(void *c, const char *s, size_t n)
+{
+    return chrome_scalar(c, CHROME_V_NUMBER, (const unsigned char *)s, n);
+}
+
+static int chrome_cb_string(void *c, const unsigned char *s, size_t n)
+{
+    return chrome_scalar(c, CHROME_V_STRING, s, n);
+}
+
+static int chrome_cb_start_map(void *c)
+{
+    return chrome_open(c, 'm');
+}
+
+static int chrome_cb_map_key(void *c, const unsigned char *s, size_t n)
+{
+    return chrome_key(c, s, n);
+}
+
+static int chrome_cb_end_map(void *c)
+{
+    return chrome_close(c);
+}
+
+static int chrome_cb_start_array(void *c)
+{
+    return chrome_open(c, 'a');
+}
+
+static int chrome_cb_end_array(void *c)
+{
+    return chrome_close(c);
+}
+
+static const yajl_callbacks chrome_callbacks = {
+    chrome_cb_null,
+    chrome_cb_bool,
+    NULL,
+    NULL,
+    chrome_cb_number,
+    chrome_cb_string,
+    chrome_cb_start_map,
+    chrome_cb_map_key,
+    chrome_cb_end_map,
+    chrome_cb_start_array,
+    chrome_cb_end_array,
+};
+
+int chrome_parse_init(chrome_reader *r)
+{
+    r->yh = yajl_alloc(&chrome_callbacks, NULL, r);
+    if (!r->yh) return -1;
+    /* Strings are repaired, not rejected: real traces carry bytes that are not UTF-8, and
+     * trace viewers show them as U+FFFD. */
+    yajl_config(r->yh, yajl_dont_validate_strings, 1);
+    /* Lets the end of input fall between two events; chrome_parse_end decides if that is
+     * acceptable. */
+    yajl_config(r->yh, yajl_allow_partial_values, 1);
+    if (chrome_reserve((void **)&r->lv, &r->lv_cap, 16, 1)) return -1;
+    r->lv[0] = CHROME_LV_ROOT;
+    r->nlv = 1;
+    r->field = CHROME_F_UNKNOWN;
+    return 0;
+}
+
+void chrome_parse_free(chrome_reader *r)
+{
+    if (r->yh) yajl_free(r->yh);
+    chrome_jsonbuf_free(&r->json);
+    free(r->nest);
+    free(r->lv);
+    free(r->topkey);
+    free(r->scratch);
+    chrome_record_free(&r->rec);
+}
+
+tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len)
+{
+    r->chunk = buf;
+    r->chunk_len = len;
+    yajl_status st = yajl_parse(r->yh, buf, len);
+    if (st == yajl_status_ok) return TCONV_OK;
+    if (st == yajl_status_client_canceled || r->failed) return TCONV_FATAL;
+    chrome_error_syntax(r, st);
+    return TCONV_FATAL;
+}
+
+tconv_status chrome_parse_end(chrome_reader *r, uint64_t total)
+{
+    r->chunk = NULL;
+    r->chunk_len = 0;
+    r->chunk_base = total;
+    yajl_status st = yajl_complete_parse(r->yh);
+    if (st == yajl_status_client_canceled || r->failed) return TCONV_FATAL;
+    if (st != yajl_status_ok) {
+        chrome_error_syntax(r, st);
+        return TCONV_FATAL;
+    }
+    chrome_level l = chrome_lv_top(r);
+    if (l == CHROME_LV_ROOT) {
+        /* Nothing but blanks: read as an empty trace, as the trace viewer does. */
+        tconv_warning_add(r->ctx, "chrome.empty",
+                          "%s: no JSON value in the input: read as an "
+                          "empty trace",
+                          r->input_name);
+        return TCONV_OK;
+    }
+    if (l == CHROME_LV_DONE) return TCONV_OK;
+    /* Truncated. Between two events of the event array (or just after it) is how a producer
+     * that was stopped mid-write leaves the file, and trace viewers accept it; anywhere else is
+     * an error. */
+    int between =
+        !r->cap_depth && (l == CHROME_LV_EVENTS || (l == CHROME_LV_TOP && r->last != 'k'));
+    if (!between) {
+        chrome_error_truncated(r, total);
+        return TCONV_FATAL;
+    }
+    if (r->form == '{')
+        tconv_warning_add(r->ctx, "chrome.truncated",
+                          "%s: the trace object is not closed (the producer may have stopped "
+                          "mid-write): read up to the end of input",
+                          r->input_name);
+    return TCONV_OK;
+}

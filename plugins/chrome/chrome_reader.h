@@ -1,0 +1,172 @@
+/* State shared by the parts of the Chrome Trace Event reader: the JSON walk (chrome_parse.c),
+ * the mapping to the event model (chrome_emit.c), stack frames and samples (chrome_frames.c)
+ * and JSON error messages (chrome_errors.c). One per input. */
+#ifndef CHROME_READER_H
+#define CHROME_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <yajl/yajl_parse.h>
+
+#include <tconv/tconv.h>
+
+#include "chrome_jsonbuf.h"
+#include "chrome_record.h"
+#include "chrome_strmap.h"
+
+/* What the JSON walk is inside of. */
+typedef enum chrome_level {
+    CHROME_LV_ROOT,      /* before the document's value */
+    CHROME_LV_TOP,       /* the top-level object */
+    CHROME_LV_EVENTS,    /* traceEvents, or the bare array */
+    CHROME_LV_RECORD,    /* one object collected into rec (see rec_src) */
+    CHROME_LV_ARGS,      /* a record's args */
+    CHROME_LV_ID2,       /* a record's id2 */
+    CHROME_LV_STACK,     /* a record's stack array */
+    CHROME_LV_FRAMES,    /* stackFrames */
+    CHROME_LV_SAMPLES,   /* samples */
+    CHROME_LV_SYS,       /* systemTraceEvents given as an object */
+    CHROME_LV_SYSEVENTS, /* its events */
+    CHROME_LV_DONE       /* after the document's value */
+} chrome_level;
+
+/* Where a record came from, which decides how it is mapped. */
+typedef enum chrome_src {
+    CHROME_SRC_EVENT,
+    CHROME_SRC_SAMPLE,
+    CHROME_SRC_FRAME,
+    CHROME_SRC_SYSTEM
+} chrome_src;
+
+/* Where a captured nested value goes. */
+typedef enum chrome_cap { CHROME_CAP_SKIP, CHROME_CAP_ARG, CHROME_CAP_TOP } chrome_cap;
+
+#define CHROME_TRACK_CACHE 8
+#define CHROME_TRACK_KEY 62
+
+typedef struct chrome_track_slot {
+    uint8_t plen, tlen;
+    char key[CHROME_TRACK_KEY]; /* pid text then tid text */
+    uint32_t track;
+} chrome_track_slot;
+
+typedef struct chrome_frame_entry {
+    tconv_str name, category;
+    int32_t parent; /* index of the parent entry, -1 for a root (after resolution) */
+    int has_parent; /* before resolution: the parent's id text is in frame_parents */
+    uint32_t poff, plen;
+} chrome_frame_entry;
+
+typedef struct chrome_reader {
+    tconv_ctx *ctx;
+    tconv_input *in;
+    tconv_sink *sink;
+    const char *input_name;
+    int strict;
+    int failed; /* a fatal error is on the context */
+
+    yajl_handle yh;
+    const unsigned char *chunk;
+    size_t chunk_len;
+    uint64_t chunk_base;   /* offset of chunk[0] in the decompressed input */
+    uint64_t last_tok_end; /* offset just past the last token the parser reported */
+
+    /* JSON nesting as seen by the callbacks, for messages: per level 'm' or 'a' and the last
+     * member name read there (cut). */
+    struct chrome_nest {
+        char kind;
+        char key[47];
+    } * nest;
+    size_t depth, nest_cap;
+    char last; /* 's' container start, 'k' key, 'v' value */
+
+    /* Structural levels (not every JSON level: captured values have none). */
+    uint8_t *lv;
+    size_t nlv, lv_cap;
+    int form;          /* '[' or '{' once known */
+    int events_closed; /* the event array was closed with ']' */
+
+    /* The pending member name at the current level. */
+    chrome_field field; /* LV_RECORD: a known field, or UNKNOWN with key_span */
+    chrome_span key_span;
+    int id2_global; /* LV_ID2: 1 for "global", 0 for "local", -1 other */
+    char *topkey;   /* LV_TOP and LV_FRAMES: the key, copied */
+    size_t topkey_len, topkey_cap;
+    int top_state; /* LV_SYS: 1 when the key is "events" */
+
+    chrome_record rec;
+    chrome_src rec_src;
+    int bad_utf8;
+
+    /* Capture of a nested value as compact JSON text, or skipping it. */
+    size_t cap_depth; /* 0 when not capturing */
+    chrome_cap cap_target;
+    chrome_jsonbuf json;
+    char *scratch;
+    size_t scratch_cap;
+
+    /* Mapping state. */
+    chrome_track_slot tcache[CHROME_TRACK_CACHE];
+    unsigned tcache_next;
+    uint8_t *track_flags;
+    size_t ntrack_flags;
+    tconv_arg *targs;
+    size_t targs_cap;
+    tconv_frame *tframes;
+    size_t tframes_cap;
+    char *tmp; /* text assembled for synthetic track names and ids */
+    size_t tmp_cap;
+    uint64_t nrecords;
+    uint64_t nemitted;
+
+    /* stackFrames and the samples waiting for them. */
+    chrome_strmap frame_ids;
+    chrome_frame_entry *frames;
+    size_t nframes, frames_cap;
+    char *frame_parents; /* parent id texts until resolution */
+    size_t frame_parents_len, frame_parents_cap;
+    int frames_seen; /* the stackFrames member has been read */
+    int frames_resolved;
+    chrome_record *deferred;
+    chrome_src *deferred_src;
+    size_t ndeferred, deferred_cap, deferred_src_cap;
+    int sampletypes_set;
+    int at_end; /* the whole input was read: nothing more can come */
+} chrome_reader;
+
+/* chrome_parse.c */
+int chrome_parse_init(chrome_reader *r);
+void chrome_parse_free(chrome_reader *r);
+/* Feed a chunk; TCONV_FATAL with the message on the context when it is not valid. */
+tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len);
+/* End of input: accept a document truncated between two events. */
+tconv_status chrome_parse_end(chrome_reader *r, uint64_t total);
+
+/* chrome_errors.c: a message for a JSON syntax error at the parser's current position. */
+void chrome_error_syntax(chrome_reader *r, yajl_status st);
+void chrome_error_truncated(chrome_reader *r, uint64_t total);
+
+/* chrome_emit.c */
+tconv_status chrome_emit_record(chrome_reader *r, const chrome_record *rec, chrome_src src);
+tconv_status chrome_emit_top(chrome_reader *r, const char *key, size_t klen, const char *text,
+                             size_t tlen);
+/* A malformed record: warning, or error under strict. */
+tconv_status chrome_emit_bad(chrome_reader *r, const chrome_record *rec, const char *fmt, ...)
+    TCONV_PRINTF(3, 4);
+tconv_status chrome_emit_finish(chrome_reader *r);
+void chrome_emit_free(chrome_reader *r);
+
+/* chrome_frames.c */
+int chrome_frames_add(chrome_reader *r, const char *id, size_t idlen, const chrome_record *rec);
+void chrome_frames_done(chrome_reader *r);
+/* Root-first frames of stack frame id sf into r->tframes; -1 when the id is unknown. */
+int chrome_frames_stack(chrome_reader *r, const char *sf, size_t len, size_t *n);
+/* Keep a record whose frames are not known yet; flushed by chrome_frames_flush. */
+int chrome_frames_defer(chrome_reader *r, const chrome_record *rec, chrome_src src);
+tconv_status chrome_frames_flush(chrome_reader *r);
+void chrome_frames_free(chrome_reader *r);
+
+/* Grow *p (of *cap elements of size elem) to hold need; -1 when out of memory. */
+int chrome_reserve(void **p, size_t *cap, size_t need, size_t elem);
+
+#endif
