@@ -350,13 +350,24 @@ static const tconv_reader_class *cli_detect(const tconv_registry *r, tconv_input
     return best;
 }
 
-/* Reader options as given, plus strict=true from --strict where the reader has that option. */
-static int cli_parse_ropts(const tconv_reader_class *rc, const cli_args *a, tconv_options *ro,
-                           char *err, size_t cap)
+static int cli_declares(const tconv_reader_class *rc, const char *kv)
+{
+    size_t len = strcspn(kv, "=");
+    for (const tconv_option_desc *d = rc->options; d && d->name; d++)
+        if (strlen(d->name) == len && strncmp(d->name, kv, len) == 0) return 1;
+    return 0;
+}
+
+/* Reader options for rc: with a reader named by -r, all of them (an unknown one is an error);
+ * with detected readers, the ones rc declares, since one folder may mix formats. --strict
+ * becomes strict=true where the reader has that option. */
+static int cli_parse_ropts(const tconv_reader_class *rc, const cli_args *a, int named,
+                           tconv_options *ro, char *err, size_t cap)
 {
     char **kv = tconv_xcalloc(a->nropts + 1, sizeof(char *));
-    size_t n = a->nropts;
-    if (n) memcpy(kv, a->ropts, n * sizeof(char *));
+    size_t n = 0;
+    for (size_t i = 0; i < a->nropts; i++)
+        if (named || cli_declares(rc, a->ropts[i])) kv[n++] = a->ropts[i];
     for (const tconv_option_desc *d = rc->options; a->strict && d && d->name; d++)
         if (strcmp(d->name, "strict") == 0) kv[n++] = "strict=true";
     int r = tconv_options_parse(ro, rc->options, kv, n, err, cap);
@@ -475,10 +486,24 @@ static int cli_convert(cli_run *run)
     /* Reader options are checked up front when the reader is known, so a typo costs nothing. */
     tconv_options ro;
     if (fixed) {
-        int bad = cli_parse_ropts(fixed, a, &ro, err, sizeof(err)) < 0;
+        int bad = cli_parse_ropts(fixed, a, 1, &ro, err, sizeof(err)) < 0;
         tconv_options_free(&ro);
         if (bad) {
             fprintf(stderr, "tconv: reader %s: %s\n", fixed->name, err);
+            return EXIT_USAGE;
+        }
+    }
+    for (size_t i = 0; !fixed && i < a->nropts; i++) {
+        int known = 0;
+        for (size_t p = 0; p < run->reg->n && !known; p++)
+            for (const tconv_reader_class *const *c = run->reg->plugins[p].desc->readers;
+                 c && *c && !known; c++)
+                known = cli_declares(*c, a->ropts[i]);
+        if (!known) {
+            fprintf(stderr,
+                    "tconv: no reader has the option '%.*s'; see --help-plugin READER, and name "
+                    "the reader with -r\n",
+                    (int)strcspn(a->ropts[i], "="), a->ropts[i]);
             return EXIT_USAGE;
         }
     }
@@ -541,7 +566,7 @@ static int cli_convert(cli_run *run)
             tconv_input_close(in);
             break;
         }
-        if (cli_parse_ropts(rc_, a, &ro, err, sizeof(err)) < 0) {
+        if (cli_parse_ropts(rc_, a, fixed != NULL, &ro, err, sizeof(err)) < 0) {
             fprintf(stderr, "tconv: reader %s: %s\n", rc_->name, err);
             tconv_options_free(&ro);
             tconv_input_close(in);

@@ -149,13 +149,17 @@ tconv_status tconv_sink_finish(tconv_sink *s)
     }
     tconv_order_free(s->order);
     s->order = NULL;
+    /* One line for everything the writer cannot hold: counted, never silent, not noisy. */
+    char msg[512];
+    size_t len = 0;
     for (unsigned k = 1; k < TCONV_EV_KIND_MAX; k++) {
-        if (!s->dropped[k]) continue;
-        char kind[64];
-        snprintf(kind, sizeof(kind), "core.dropped-%s", tconv_event_kind_name(k));
-        tconv_warning_add(ctx, kind, "the %s writer does not take %s events: %llu not written",
-                          s->wc->name, tconv_event_kind_name(k), (unsigned long long)s->dropped[k]);
+        if (!s->dropped[k] || len >= sizeof(msg)) continue;
+        len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
+                                (unsigned long long)s->dropped[k], tconv_event_kind_name(k));
     }
+    if (len)
+        tconv_warning_add(ctx, "core.dropped", "the %s writer has no place for some events: %s",
+                          s->wc->name, msg);
     if (st == TCONV_OK && s->wc->finish) st = s->wc->finish(s->ws);
     return st;
 }

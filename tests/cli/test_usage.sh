@@ -22,6 +22,8 @@ expect_rc 2 "$TCONV" -w text -W tracks=maybe "$IN"
 expect_grep "$TMP/err" "option 'tracks': 'maybe' is not true or false"
 expect_rc 2 "$TCONV" -r tevt -w text -R x=1 "$IN"
 expect_grep "$TMP/err" "reader tevt: unknown option 'x'; valid options: none"
+expect_rc 2 "$TCONV" -w text -R x=1 "$IN"
+expect_grep "$TMP/err" "tconv: no reader has the option 'x'; see --help-plugin READER"
 expect_rc 2 "$TCONV" --bogus
 expect_grep "$TMP/err" "unknown option '--bogus'"
 expect_rc 2 "$TCONV" -w
