@@ -175,7 +175,9 @@ static void cli_load_plugins(tconv_registry *r, const cli_args *a)
 {
     char **seen = NULL;
     size_t nseen = 0;
-    const char *env = getenv("TCONV_PLUGIN_PATH");
+    /* A setuid or setgid tconv must not load code named by whoever runs it. */
+    int privileged = getuid() != geteuid() || getgid() != getegid();
+    const char *env = privileged ? NULL : getenv("TCONV_PLUGIN_PATH");
     if (env && *env) {
         char *copy = tconv_xstrdup(env), *save = NULL;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
@@ -184,7 +186,7 @@ static void cli_load_plugins(tconv_registry *r, const cli_args *a)
     }
     for (size_t i = 0; i < a->npaths; i++)
         cli_load_dir(r, a->plugin_paths[i], &seen, &nseen);
-    const char *home = getenv("HOME");
+    const char *home = privileged ? NULL : getenv("HOME");
     if (home && *home) {
         char user[PATH_MAX];
         snprintf(user, sizeof(user), "%s/.local/lib/tconv/plugins", home);

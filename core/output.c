@@ -277,6 +277,12 @@ int tconv_output_commit(tconv_output *out)
     if (out->mode == TCONV_OUT_DIR) return output_commit_dir(out);
     if (out->failed || output_flush(out) < 0) return -1;
     if (!out->tmp) return 0;
+    /* On disk before it takes the old file's name: a crash must not leave an empty output
+     * where a good one was. */
+    if (fsync(out->fd) != 0) {
+        tconv_error_set(out->ctx, "cannot write '%s': %s", out->name, strerror(errno));
+        return -1;
+    }
     if (close(out->fd) != 0) {
         out->fd = -1;
         tconv_error_set(out->ctx, "cannot write '%s': %s", out->name, strerror(errno));
