@@ -1,6 +1,7 @@
 /* The tconv command line: finds plugins, picks a reader and a writer, runs the conversion.
  * Exit status: 0 success (warnings allowed), 1 conversion error, 2 usage error. */
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -25,6 +26,7 @@ typedef struct cli_args {
     char **ropts, **wopts, **plugin_paths;
     size_t nropts, nwopts, npaths;
     int force, list, help, version, quiet, verbose, strict;
+    uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
     char **inputs;
     size_t ninputs;
@@ -51,6 +53,8 @@ static void cli_usage(FILE *f)
           "                        (for readers with a 'strict' option)\n"
           "      --force           replace an existing non-empty output directory\n"
           "      --plugin-path DIR search DIR for plugins (repeatable)\n"
+          "      --max-input-bytes N  stop when a gzip input decompresses past N bytes\n"
+          "                        (suffixes K M G T; default 64G; 0: no limit)\n"
           "      --list            list plugins, readers and writers\n"
           "      --help-plugin N   describe plugin, reader or writer N and its options\n"
           "  -q, --quiet           no warnings or progress\n"
@@ -84,9 +88,45 @@ static void cli_push(char ***arr, size_t *n, char *s)
     (*arr)[(*n)++] = s;
 }
 
+/* "123", "500K", "64G": bytes, with binary suffixes. */
+static int cli_parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-') return -1;
+    int shift = 0;
+    switch (*end) {
+    case 0:
+        break;
+    case 'K':
+    case 'k':
+        shift = 10;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        break;
+    case 'T':
+    case 't':
+        shift = 40;
+        break;
+    default:
+        return -1;
+    }
+    if (*end && end[1]) return -1;
+    if (shift && v > (UINT64_MAX >> shift)) return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
 static int cli_parse(int argc, char **argv, cli_args *a)
 {
-    enum { O_FORCE = 256, O_LIST, O_HELP_PLUGIN, O_PLUGIN_PATH, O_STRICT };
+    enum { O_FORCE = 256, O_LIST, O_HELP_PLUGIN, O_PLUGIN_PATH, O_STRICT, O_MAX_INPUT };
     static const struct option longopts[] = {
         {"reader", required_argument, 0, 'r'},
         {"writer", required_argument, 0, 'w'},
@@ -96,6 +136,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"list", no_argument, 0, O_LIST},
         {"help-plugin", required_argument, 0, O_HELP_PLUGIN},
         {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
+        {"max-input-bytes", required_argument, 0, O_MAX_INPUT},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, 'V'},
@@ -144,6 +185,12 @@ static int cli_parse(int argc, char **argv, cli_args *a)
             break;
         case O_HELP_PLUGIN:
             a->help_plugin = optarg;
+            break;
+        case O_MAX_INPUT:
+            if (cli_parse_size(optarg, &a->max_input) < 0)
+                return cli_usage_error("--max-input-bytes: '%s' is not a size (like 500M, 64G, "
+                                       "or 0 for no limit)",
+                                       optarg);
             break;
         case O_PLUGIN_PATH:
             cli_push(&a->plugin_paths, &a->npaths, optarg);
@@ -535,7 +582,7 @@ static int cli_convert(cli_run *run)
     if (!a->quiet && isatty(2)) tconv_sink_set_progress(sink, cli_progress_tick, &prog);
     for (size_t i = 0; i < ninputs && st == TCONV_OK && !rc; i++) {
         tconv_ctx_set_input(ctx, nread);
-        tconv_input *in = tconv_input_open(ctx, inputs[i].path, nread);
+        tconv_input *in = tconv_input_open(ctx, inputs[i].path, nread, a->max_input);
         if (!in) {
             st = TCONV_FATAL;
             break;
@@ -681,6 +728,7 @@ TCONV_API int tconv_cli_main(int argc, char **argv);
 TCONV_API int tconv_cli_main(int argc, char **argv)
 {
     cli_args a = {0};
+    a.max_input = 64ull << 30; /* far above real traces, far below what a gzip bomb makes */
     int rc = cli_parse(argc, argv, &a);
     if (rc == 0) rc = cli_main(&a);
     free(a.ropts);

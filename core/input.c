@@ -10,6 +10,10 @@
 
 enum { INPUT_RAW_CAP = 256 * 1024, INPUT_BUF_CAP = 512 * 1024, INPUT_PEEK = 4096 };
 
+/* No line-oriented format has lines anywhere near this (a 100 000-frame folded stack is about
+ * 5 MB); a file that does is not text, and holding it would only cost memory. */
+#define INPUT_MAX_LINE ((size_t)64 << 20)
+
 struct tconv_input {
     tconv_ctx *ctx;
     char *name;
@@ -22,6 +26,7 @@ struct tconv_input {
     unsigned char *buf;
     size_t pos, len;
     uint64_t offset, raw_total, line;
+    uint64_t produced, limit; /* decompressed bytes so far; the cap (0: none) */
     char *lbuf;
     size_t lcap;
 };
@@ -31,6 +36,28 @@ static int input_fail(tconv_input *in, const char *what)
     in->failed = 1;
     tconv_error_set(in->ctx, "%s: %s", in->name, what);
     return -1;
+}
+
+/* Deflate cannot expand more than about 1032:1, and real traces compress 5-50:1, so a long
+ * stretch beyond 1000:1 is a gzip bomb; the size cap bounds the rest. Both say how to go on. */
+static int input_bomb(tconv_input *in)
+{
+    char msg[256];
+    if (in->limit && in->produced > in->limit) {
+        snprintf(msg, sizeof(msg),
+                 "decompresses to more than %llu bytes, the limit; raise it with "
+                 "--max-input-bytes",
+                 (unsigned long long)in->limit);
+        return input_fail(in, msg) < 0;
+    }
+    if (in->produced > (256ull << 20) && in->produced / 1000 > in->raw_total) {
+        snprintf(msg, sizeof(msg),
+                 "expands more than 1000:1 (%llu compressed bytes gave %llu): a gzip bomb, "
+                 "not a trace",
+                 (unsigned long long)in->raw_total, (unsigned long long)in->produced);
+        return input_fail(in, msg) < 0;
+    }
+    return 0;
 }
 
 /* Read more compressed (or plain) bytes into raw[]; 0 at end of file. */
@@ -99,7 +126,10 @@ static ssize_t input_fill(tconv_input *in)
         in->zs.avail_out = (uInt)(INPUT_BUF_CAP - in->len);
         int rc = inflate(&in->zs, Z_NO_FLUSH);
         in->raw_pos = in->raw_len - in->zs.avail_in;
-        in->len = INPUT_BUF_CAP - in->zs.avail_out;
+        size_t got = INPUT_BUF_CAP - in->zs.avail_out - in->len;
+        in->len += got;
+        in->produced += got;
+        if (input_bomb(in)) return -1;
         if (rc == Z_STREAM_END) {
             in->zinit = 2;
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
@@ -115,7 +145,7 @@ static ssize_t input_fill(tconv_input *in)
     return (ssize_t)(in->len - before);
 }
 
-tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index)
+tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit)
 {
     int is_stdin = !path || strcmp(path, "-") == 0;
     int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
@@ -127,6 +157,7 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index)
     in->ctx = ctx;
     in->fd = fd;
     in->index = index;
+    in->limit = limit;
     in->name = tconv_xstrdup(is_stdin ? "<stdin>" : path);
     in->raw = tconv_xmalloc(INPUT_RAW_CAP);
     in->buf = tconv_xmalloc(INPUT_BUF_CAP + 1);
@@ -215,6 +246,13 @@ TCONV_API const char *tconv_input_getline(tconv_input *in, size_t *len)
             return input_line_done(in, in->lbuf, have, len);
         }
         if (have || (in->pos == 0 && in->len == INPUT_BUF_CAP)) input_spill(in, &have, avail);
+        if (have > INPUT_MAX_LINE) {
+            in->failed = 1;
+            tconv_error_at(in->ctx, in->name, in->line + 1,
+                           "line longer than %zu MiB: this is not a line-oriented text file",
+                           INPUT_MAX_LINE >> 20);
+            return NULL;
+        }
         ssize_t r = input_fill(in);
         if (r < 0) return NULL;
         if (r == 0) {

@@ -98,7 +98,8 @@ void tconv_options_free(tconv_options *o);
 int tconv_option_value_check(const tconv_option_desc *d, const char *val);
 
 /* ---- input ---- */
-tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index);
+/* limit: most decompressed bytes a gzip input may produce (0: no limit). */
+tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit);
 void tconv_input_close(tconv_input *in);
 
 /* ---- output ---- */

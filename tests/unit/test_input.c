@@ -5,7 +5,7 @@
 /* Reads every line of path through the input layer into one '|'-joined string. */
 static char *read_lines(tconv_ctx *ctx, const char *path, uint64_t *lines)
 {
-    tconv_input *in = tconv_input_open(ctx, path, 0);
+    tconv_input *in = tconv_input_open(ctx, path, 0, 0);
     assert_non_null(in);
     size_t cap = 1 << 20, n = 0, len;
     char *all = malloc(cap);
@@ -33,7 +33,7 @@ static void write_gzip(const char *path, const char *data, size_t len, int membe
         size_t off = per * (size_t)m, n = m == members - 1 ? len - off : per;
         unsigned char out[1 << 16];
         z_stream zs = {0};
-        assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
         zs.next_in = (unsigned char *)data + off;
         zs.avail_in = (uInt)n;
         int rc;
@@ -86,7 +86,7 @@ static void lines_plain_and_gzip_agree(void **state)
     free(c);
 
     /* peek does not consume; read sees the same bytes; offsets count decompressed bytes */
-    tconv_input *in = tconv_input_open(ctx, gz, 0);
+    tconv_input *in = tconv_input_open(ctx, gz, 0, 0);
     size_t plen;
     const unsigned char *head = tconv_input_peek(in, &plen);
     assert_true(plen >= 4096);
@@ -125,7 +125,7 @@ static void truncated_gzip_is_an_error(void **state)
     testutil_write(gz, g, glen / 2);
     free(g);
     tconv_ctx *ctx = tconv_ctx_new();
-    tconv_input *in = tconv_input_open(ctx, gz, 0);
+    tconv_input *in = tconv_input_open(ctx, gz, 0, 0);
     assert_non_null(in);
     char buf[4096];
     ssize_t r;
@@ -141,7 +141,7 @@ static void truncated_gzip_is_an_error(void **state)
 
     /* and a missing file names itself */
     tconv_error_clear(ctx);
-    assert_null(tconv_input_open(ctx, "/nonexistent/x.json", 0));
+    assert_null(tconv_input_open(ctx, "/nonexistent/x.json", 0, 0));
     chain = tconv_error_chain(ctx, &n);
     assert_string_equal(chain[0],
                         "cannot open input '/nonexistent/x.json': No such file or directory");
@@ -156,7 +156,7 @@ static void empty_file(void **state)
     snprintf(p, sizeof(p), "%s/empty", dir);
     testutil_write(p, "", 0);
     tconv_ctx *ctx = tconv_ctx_new();
-    tconv_input *in = tconv_input_open(ctx, p, 0);
+    tconv_input *in = tconv_input_open(ctx, p, 0, 0);
     size_t len = 99;
     tconv_input_peek(in, &len);
     assert_int_equal(len, 0);
@@ -166,12 +166,73 @@ static void empty_file(void **state)
     tconv_ctx_free(ctx);
 }
 
+static void limits(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-limits");
+    char p[4200];
+    tconv_ctx *ctx = tconv_ctx_new();
+    size_t n;
+
+    /* the size cap */
+    size_t len = 3 << 20;
+    char *data = malloc(len);
+    for (size_t i = 0; i < len; i++)
+        data[i] = (char)('a' + (i * 7919 + i / 13) % 26);
+    snprintf(p, sizeof(p), "%s/big.gz", dir);
+    write_gzip(p, data, len, 1);
+    tconv_input *in = tconv_input_open(ctx, p, 0, 1 << 20);
+    char buf[65536];
+    ssize_t r;
+    while ((r = tconv_input_read(in, buf, sizeof(buf))) > 0) {
+    }
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(tconv_error_chain(ctx, &n)[0],
+                           "decompresses to more than 1048576 bytes, the limit; raise it with "
+                           "--max-input-bytes"));
+    tconv_input_close(in);
+    tconv_error_clear(ctx);
+
+    /* a gzip bomb: 300 MiB of zeros at the highest compression */
+    size_t zlen = 300u << 20;
+    char *zeros = calloc(1, zlen);
+    snprintf(p, sizeof(p), "%s/bomb.gz", dir);
+    write_gzip(p, zeros, zlen, 1);
+    free(zeros);
+    in = tconv_input_open(ctx, p, 0, 0);
+    while ((r = tconv_input_read(in, buf, sizeof(buf))) > 0) {
+    }
+    assert_int_equal(r, -1);
+    assert_non_null(strstr(tconv_error_chain(ctx, &n)[0], "a gzip bomb, not a trace"));
+    tconv_input_close(in);
+    tconv_error_clear(ctx);
+
+    /* a line longer than any text format has: an error at that line, memory stays bounded */
+    snprintf(p, sizeof(p), "%s/long.txt", dir);
+    FILE *f = fopen(p, "wb");
+    fputs("short\n", f);
+    for (int i = 0; i < 70; i++)
+        fwrite(data, 1, 1 << 20, f);
+    fclose(f);
+    in = tconv_input_open(ctx, p, 0, 0);
+    size_t l;
+    assert_non_null(tconv_input_getline(in, &l));
+    assert_null(tconv_input_getline(in, &l));
+    assert_non_null(strstr(tconv_error_chain(ctx, &n)[0],
+                           "long.txt:2: line longer than 64 MiB: this is not a line-oriented text "
+                           "file"));
+    tconv_input_close(in);
+    free(data);
+    tconv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lines_plain_and_gzip_agree),
         cmocka_unit_test(truncated_gzip_is_an_error),
         cmocka_unit_test(empty_file),
+        cmocka_unit_test(limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
