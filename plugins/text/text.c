@@ -50,6 +50,35 @@ static void text_fmt(text_state *t, const char *fmt, ...)
     text_put(t, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+/* Decimal integers without printf: golden dumps of big traces are mostly numbers. */
+static void text_u64(text_state *t, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    text_put(t, tmp + i, sizeof(tmp) - i);
+}
+
+static void text_i64(text_state *t, int64_t v)
+{
+    if (v < 0) {
+        text_put(t, "-", 1);
+        text_u64(t, (uint64_t)0 - (uint64_t)v);
+    } else {
+        text_u64(t, (uint64_t)v);
+    }
+}
+
+/* " label=" then the number */
+static void text_num_field(text_state *t, const char *label, int64_t v)
+{
+    text_cstr(t, label);
+    text_i64(t, v);
+}
+
 /* Quoted, with C escapes for quotes, backslashes and every byte outside printable ASCII, so a
  * golden file is plain ASCII whatever the input's encoding. */
 static void text_quoted(text_state *t, tconv_str id)
@@ -57,8 +86,12 @@ static void text_quoted(text_state *t, tconv_str id)
     const unsigned char *s = (const unsigned char *)tconv_string_get(t->ctx, id);
     size_t n = tconv_string_length(t->ctx, id);
     text_put(t, "\"", 1);
+    size_t run = 0; /* start of the pending run of bytes that need no escape */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = s[i];
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') continue;
+        text_put(t, (const char *)s + run, i - run);
+        run = i + 1;
         if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
             text_put(t, e, 2);
@@ -66,12 +99,13 @@ static void text_quoted(text_state *t, tconv_str id)
             text_put(t, "\\n", 2);
         } else if (c == '\t') {
             text_put(t, "\\t", 2);
-        } else if (c < 0x20 || c >= 0x7f) {
-            text_fmt(t, "\\x%02x", c);
         } else {
-            text_put(t, (const char *)&s[i], 1);
+            static const char hex[] = "0123456789abcdef";
+            char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+            text_put(t, e, 4);
         }
     }
+    text_put(t, (const char *)s + run, n - run);
     text_put(t, "\"", 1);
 }
 
@@ -83,6 +117,8 @@ static void text_double(text_state *t, double d)
         text_cstr(t, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
         return;
     }
+    /* The shortest "%.Ng" that reads back; the golden files of every reader depend on this
+     * exact form, so it stays even where a plain integer would read better. */
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
         if (strtod(tmp, NULL) == d) break;
@@ -102,10 +138,11 @@ static void text_arg(text_state *t, const tconv_arg *a)
         text_cstr(t, a->v.i ? "true" : "false");
         break;
     case TCONV_ARG_INT:
-        text_fmt(t, "%" PRId64, a->v.i);
+        text_i64(t, a->v.i);
         break;
     case TCONV_ARG_UINT:
-        text_fmt(t, "%" PRIu64 "u", a->v.u);
+        text_u64(t, a->v.u);
+        text_put(t, "u", 1);
         break;
     case TCONV_ARG_DOUBLE:
         text_double(t, a->v.d);
@@ -125,7 +162,9 @@ static void text_arg(text_state *t, const tconv_arg *a)
 static void text_str_field(text_state *t, const char *label, tconv_str id)
 {
     if (!id) return;
-    text_fmt(t, " %s=", label);
+    text_put(t, " ", 1);
+    text_cstr(t, label);
+    text_put(t, "=", 1);
     text_quoted(t, id);
 }
 
@@ -133,12 +172,19 @@ static tconv_status text_event(void *state, const tconv_event *ev)
 {
     text_state *t = state;
     t->len = 0;
-    text_fmt(t, "%-10s %" PRId64, tconv_event_kind_name(ev->kind), ev->ts);
-    if (ev->kind == TCONV_EV_COMPLETE || ev->dur) text_fmt(t, " dur=%" PRId64, ev->dur);
-    text_fmt(t, " T%u", ev->track);
+    const char *kind = tconv_event_kind_name(ev->kind);
+    size_t klen = strlen(kind);
+    text_put(t, kind, klen);
+    text_put(t, "           ", klen < 10 ? 11 - klen : 1); /* as "%-10s " */
+    text_i64(t, ev->ts);
+    if (ev->kind == TCONV_EV_COMPLETE || ev->dur) text_num_field(t, " dur=", ev->dur);
+    text_num_field(t, " T", ev->track);
     text_str_field(t, "name", ev->name);
     text_str_field(t, "cat", ev->cat);
-    if (ev->id) text_fmt(t, " id=%" PRIu64, ev->id);
+    if (ev->id) {
+        text_cstr(t, " id=");
+        text_u64(t, ev->id);
+    }
     text_str_field(t, "key", ev->key);
     if (ev->kind == TCONV_EV_COUNTER) {
         text_cstr(t, " value=");
@@ -169,8 +215,10 @@ static tconv_status text_event(void *state, const tconv_event *ev)
     }
     if (ev->nvalues) {
         text_cstr(t, " values=[");
-        for (uint32_t i = 0; i < ev->nvalues; i++)
-            text_fmt(t, i ? ",%" PRId64 : "%" PRId64, ev->values[i]);
+        for (uint32_t i = 0; i < ev->nvalues; i++) {
+            if (i) text_put(t, ",", 1);
+            text_i64(t, ev->values[i]);
+        }
         text_cstr(t, "]");
     }
     if (ev->nargs) {
