@@ -25,7 +25,7 @@ typedef struct cli_args {
     const char *reader, *writer, *output;
     char **ropts, **wopts, **plugin_paths;
     size_t nropts, nwopts, npaths;
-    int force, list, help, version, quiet, verbose, strict;
+    int force, list, help, version, quiet, verbose, strict, stats;
     uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
     char **inputs;
@@ -49,6 +49,7 @@ static void cli_usage(FILE *f)
           "  -o, --output OUT      output file or directory; absent or '-' is stdout\n"
           "  -R key=val            reader option (see --help-plugin READER)\n"
           "  -W key=val            writer option (see --help-plugin WRITER)\n"
+          "      --stats           print a summary report of the inputs (-w summary -o -)\n"
           "      --strict          malformed records are errors, not counted warnings\n"
           "                        (for readers with a 'strict' option)\n"
           "      --force           replace an existing non-empty output directory\n"
@@ -126,7 +127,7 @@ static int cli_parse_size(const char *s, uint64_t *out)
 
 static int cli_parse(int argc, char **argv, cli_args *a)
 {
-    enum { O_FORCE = 256, O_LIST, O_HELP_PLUGIN, O_PLUGIN_PATH, O_STRICT, O_MAX_INPUT };
+    enum { O_FORCE = 256, O_LIST, O_HELP_PLUGIN, O_PLUGIN_PATH, O_STRICT, O_MAX_INPUT, O_STATS };
     static const struct option longopts[] = {
         {"reader", required_argument, 0, 'r'},
         {"writer", required_argument, 0, 'w'},
@@ -137,6 +138,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"help-plugin", required_argument, 0, O_HELP_PLUGIN},
         {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
         {"max-input-bytes", required_argument, 0, O_MAX_INPUT},
+        {"stats", no_argument, 0, O_STATS},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, 'V'},
@@ -186,6 +188,9 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         case O_HELP_PLUGIN:
             a->help_plugin = optarg;
             break;
+        case O_STATS:
+            a->stats = 1;
+            break;
         case O_MAX_INPUT:
             if (cli_parse_size(optarg, &a->max_input) < 0)
                 return cli_usage_error("--max-input-bytes: '%s' is not a size (like 500M, 64G, "
@@ -203,6 +208,12 @@ static int cli_parse(int argc, char **argv, cli_args *a)
     }
     for (int i = optind; i < argc; i++)
         cli_push(&a->inputs, &a->ninputs, argv[i]);
+    if (a->stats) {
+        if (a->writer || a->output)
+            return cli_usage_error("%s", "--stats is -w summary -o -: give no -w or -o with it");
+        a->writer = "summary";
+        a->output = "-";
+    }
     return 0;
 }
 

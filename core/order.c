@@ -254,7 +254,15 @@ static void order_emit_begin(order_run *r, const order_span *s)
 {
     tconv_event e = order_event(r, s->ev);
     e.kind = TCONV_EV_BEGIN;
-    e.dur = 0;
+    /* A repaired span keeps its measured length in dur (the END carries the clipped end), so
+     * tables can report a kernel at its real duration; other BEGINs have dur 0. */
+    if (e.flags & TCONV_EVF_REPAIRED)
+        e.dur = (s->end_ev != UINT32_MAX                   ? r->rec[s->end_ev].ts
+                 : r->rec[s->ev].kind == TCONV_EV_COMPLETE ? r->rec[s->ev].ts + r->rec[s->ev].dur
+                                                           : s->end) -
+                r->rec[s->ev].ts;
+    else
+        e.dur = 0;
     if (s->end_ev != UINT32_MAX) {
         /* Chrome merges the END's args into the slice: keep both. */
         tconv_event end = order_event(r, s->end_ev);
