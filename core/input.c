@@ -149,6 +149,15 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
 {
     int is_stdin = !path || strcmp(path, "-") == 0;
     int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && fd <= 2 && !is_stdin) {
+        /* Standard input, output or error was closed: keep them free, or stdin would read
+         * this file and output written to stdout would land in it. */
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        int err = errno;
+        close(fd);
+        errno = err;
+        fd = high;
+    }
     if (fd < 0) {
         tconv_error_set(ctx, "cannot open input '%s': %s", path, strerror(errno));
         return NULL;

@@ -70,6 +70,9 @@ struct tconv_ctx {
     int have_bounds;
     int64_t first_ns, last_ns;
     int ignore_args;
+    int gpu_attribute;   /* a writer asked for GPU attribution (core/gpu.c) */
+    int64_t *launch_tol; /* per input: launch-stack tolerance in ns, -1 if not declared */
+    size_t nlaunch_tol;  /* entries, all set (the array's capacity) */
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -144,6 +147,61 @@ tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user);
 tconv_status tconv_stack_event(void *stack, const tconv_event *ev);
 void tconv_stack_free(tconv_stack *s);
 extern const tconv_sample_type tconv_stack_sample_types[2];
+
+/* Stack table: stacks as a tree of shared prefixes; a stack is its leaf node's id. */
+#define TCONV_STACK_ROOT UINT32_MAX
+typedef struct tconv_stacktab {
+    struct tconv_stacktab_node *nodes;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots;
+    uint32_t *last; /* the nodes of the last stack interned */
+    size_t nlast, lastcap;
+} tconv_stacktab;
+void tconv_stacktab_init(tconv_stacktab *t);
+void tconv_stacktab_free(tconv_stacktab *t);
+/* The stack of n frames, root first; TCONV_STACK_ROOT for n == 0. */
+uint32_t tconv_stacktab_intern(tconv_stacktab *t, const tconv_frame *frames, size_t n);
+size_t tconv_stacktab_depth(const tconv_stacktab *t, uint32_t node);
+/* Writes depth frames, root first. */
+void tconv_stacktab_frames(const tconv_stacktab *t, uint32_t node, tconv_frame *out);
+size_t tconv_stacktab_bytes(const tconv_stacktab *t);
+
+/* GPU attribution stage (core/gpu.c), for writers that called tconv_gpu_attribute. The sink
+ * notes correlation ids and holds launch stacks while readers push; the stack stage calls the
+ * hooks as it walks each track and emits one sample per attributed GPU activity as soon as its
+ * launch is known; the flush, after every track, emits the rest. */
+typedef struct tconv_gpu tconv_gpu;
+tconv_gpu *tconv_gpu_new(tconv_ctx *ctx);
+void tconv_gpu_free(tconv_gpu *g);
+void tconv_gpu_note_span(tconv_gpu *g, const tconv_event *ev);
+/* 1 if the sample is a launch stack, now held by the stage. */
+int tconv_gpu_take_stack(tconv_gpu *g, const tconv_event *ev);
+int tconv_gpu_has_stacks(const tconv_gpu *g);
+void tconv_gpu_begin(tconv_gpu *g, const tconv_event *ev, const tconv_frame *frames, size_t depth);
+void tconv_gpu_point(tconv_gpu *g, const tconv_event *ev, const tconv_frame *frames, size_t depth);
+tconv_status tconv_gpu_end(tconv_gpu *g, const tconv_event *ev, size_t depth);
+/* GPU samples go where the stack stage's samples go; the flush emits those still waiting. */
+void tconv_gpu_emit_to(tconv_gpu *g, tconv_emit_fn emit, void *user);
+tconv_status tconv_gpu_flush(tconv_gpu *g);
+void tconv_stack_attach_gpu(tconv_stack *s, tconv_gpu *g);
+/* Launch stacks were read, but the writer did not ask for attribution: say how to. */
+void tconv_gpu_hint(tconv_ctx *ctx, const char *writer);
+extern const tconv_sample_type tconv_gpu_sample_types[3];
+
+/* Launch stacks matched to launch records per thread (core/gpumatch.c). */
+typedef struct tconv_match_item {
+    int64_t ts;
+    tconv_str pid, tid;
+    uint32_t partner; /* out: index on the other side, or UINT32_MAX */
+} tconv_match_item;
+typedef struct tconv_match_stats {
+    uint64_t by_order, by_time;
+    int64_t offset; /* launch clock minus stack clock */
+    int have_offset;
+} tconv_match_stats;
+void tconv_match_launches(tconv_match_item *stacks, size_t nstacks, tconv_match_item *launches,
+                          size_t nlaunches, int64_t tolerance, tconv_match_stats *st);
 
 /* ---- plugin registry / loader ---- */
 typedef struct tconv_plugin {

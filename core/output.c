@@ -28,7 +28,43 @@ struct tconv_output {
     unsigned char *buf;
     size_t len;
     uint64_t bytes;
+    struct tconv_output *next_live;
 };
+
+/* Outputs that have a temporary file or directory. Running out of memory ends the process with
+ * exit(1) (core/memory.c, and plugins that cannot go on), and that must not leave the temporary
+ * behind: an exit handler removes what is still listed here. */
+static tconv_output *output_live;
+
+static void output_rm_tree(const char *path);
+
+static void output_at_exit(void)
+{
+    for (tconv_output *o = output_live; o; o = o->next_live) {
+        if (!o->tmp) continue;
+        if (o->mode == TCONV_OUT_DIR)
+            output_rm_tree(o->tmp);
+        else
+            unlink(o->tmp);
+    }
+}
+
+static void output_track(tconv_output *out)
+{
+    static int registered;
+    if (!registered) registered = atexit(output_at_exit) == 0;
+    out->next_live = output_live;
+    output_live = out;
+}
+
+static void output_untrack(tconv_output *out)
+{
+    for (tconv_output **p = &output_live; *p; p = &(*p)->next_live)
+        if (*p == out) {
+            *p = out->next_live;
+            return;
+        }
+}
 
 static int output_rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -54,6 +90,18 @@ static char *output_sibling(const char *path, const char *tag)
     free(d);
     free(b);
     return s;
+}
+
+/* With standard input, output or error closed, a new file gets fd 0, 1 or 2, where a later read
+ * of stdin or a write to stdout would reach it: the output must stay above them. */
+static int output_above_std(int fd)
+{
+    if (fd < 0 || fd > 2) return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int err = errno;
+    close(fd);
+    errno = err;
+    return high;
 }
 
 static int output_dir_is_empty(const char *path)
@@ -110,6 +158,7 @@ static tconv_output *output_open_dir(tconv_ctx *ctx, const char *path, const tco
         tconv_output_close(out);
         return NULL;
     }
+    output_track(out);
     return out;
 }
 
@@ -140,7 +189,7 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
         path = out->target;
     int exists = stat(path, &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
-        out->fd = open(path, O_WRONLY | O_CLOEXEC);
+        out->fd = output_above_std(open(path, O_WRONLY | O_CLOEXEC));
         if (out->fd >= 0 && o->binary && isatty(out->fd)) {
             tconv_error_set(ctx, "refusing to write binary output to a terminal ('%s')", path);
             tconv_output_close(out);
@@ -148,7 +197,7 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
         }
     } else {
         out->tmp = output_sibling(path, "tconv");
-        out->fd = mkstemp(out->tmp);
+        out->fd = output_above_std(mkstemp(out->tmp));
         if (out->fd >= 0) {
             /* A replaced file keeps its mode; a new one gets the usual 0666 & ~umask. */
             mode_t mask = umask(0);
@@ -163,6 +212,7 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
         tconv_output_close(out);
         return NULL;
     }
+    if (out->tmp) output_track(out);
     return out;
 }
 
@@ -316,6 +366,7 @@ void tconv_output_close(tconv_output *out)
 {
     if (!out) return;
     tconv_output_abort(out);
+    output_untrack(out);
     if (out->fd > 2) close(out->fd);
     free(out->name);
     free(out->target);

@@ -14,6 +14,7 @@ struct tconv_sink {
     uint32_t accepts;
     int mode;
     tconv_order *order;
+    tconv_gpu *gpu; /* GPU attribution, when the writer asked for it (core/gpu.c) */
     uint64_t seq;
     uint64_t dropped[TCONV_EV_KIND_MAX];
     int have_spans, have_samples;
@@ -45,6 +46,8 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
     /* In stack mode the spans need only names; an ordered writer's own events keep it all. */
     if (s->mode != SINK_DIRECT)
         s->order = tconv_order_new(ctx, (wc->flags & TCONV_WRITER_ORDERED) != 0);
+    /* The writer called tconv_gpu_attribute at open, which comes before the sink. */
+    if (s->mode == SINK_STACKS && ctx->gpu_attribute) s->gpu = tconv_gpu_new(ctx);
     return s;
 }
 
@@ -52,6 +55,7 @@ void tconv_sink_free(tconv_sink *s)
 {
     if (!s) return;
     tconv_order_free(s->order);
+    tconv_gpu_free(s->gpu);
     free(s);
 }
 
@@ -63,6 +67,11 @@ uint64_t tconv_sink_events(const tconv_sink *s)
 static int sink_is_span(unsigned kind)
 {
     return kind == TCONV_EV_BEGIN || kind == TCONV_EV_END || kind == TCONV_EV_COMPLETE;
+}
+
+static int sink_is_flow(unsigned kind)
+{
+    return kind == TCONV_EV_FLOW_START || kind == TCONV_EV_FLOW_STEP || kind == TCONV_EV_FLOW_END;
 }
 
 TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
@@ -107,10 +116,17 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
             tconv_order_note_time(s->order, e.track, e.ts + e.dur);
     }
+    /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
+    if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
     if (sink_is_span(e.kind)) s->have_spans = 1;
     if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
 
-    if (s->mode == SINK_STACKS && sink_is_span(e.kind)) return tconv_order_add(s->order, &e);
+    if (s->mode == SINK_STACKS && sink_is_span(e.kind)) {
+        if (s->gpu) tconv_gpu_note_span(s->gpu, &e); /* the correlation id, before it is dropped */
+        return tconv_order_add(s->order, &e);
+    }
+    /* GPU attribution follows flows from launches to GPU work: they too go through the stages. */
+    if (s->gpu && sink_is_flow(e.kind)) return tconv_order_add(s->order, &e);
     if (!(s->accepts & TCONV_KIND_BIT(e.kind))) {
         s->dropped[e.kind]++;
         return TCONV_OK;
@@ -124,6 +140,8 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
 static tconv_status sink_emit(void *user, const tconv_event *ev)
 {
     tconv_sink *s = user;
+    /* Flows buffered only for GPU attribution stop here unless the writer takes them. */
+    if (ev->kind != TCONV_EV_SAMPLE && !(s->accepts & TCONV_KIND_BIT(ev->kind))) return TCONV_OK;
     return s->wc->event(s->ws, ev);
 }
 
@@ -137,13 +155,19 @@ tconv_status tconv_sink_finish(tconv_sink *s)
                               "the input has both spans and stack samples; the samples made "
                               "from spans carry two values (count, self ns) whatever sample "
                               "types the input declared");
+        } else if (s->gpu && (s->have_spans || tconv_gpu_has_stacks(s->gpu))) {
+            tconv_sampletypes_set(ctx, 3, tconv_gpu_sample_types, 1);
         } else if (s->have_spans) {
             tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
         }
+        if (!s->gpu && s->have_spans) tconv_gpu_hint(ctx, s->wc->name);
         /* The stack stage passes on whatever else an ordered writer buffered. */
         tconv_stack *stack = tconv_stack_new(ctx, sink_emit, s);
+        if (s->gpu) tconv_stack_attach_gpu(stack, s->gpu);
         st = tconv_order_flush(s->order, tconv_stack_event, stack);
         tconv_stack_free(stack);
+        /* GPU work whose launch came on a later track (streams may sort before threads). */
+        if (st == TCONV_OK && s->gpu) st = tconv_gpu_flush(s->gpu);
     } else if (s->mode == SINK_ORDERED) {
         st = tconv_order_flush(s->order, sink_emit, s);
     }

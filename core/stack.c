@@ -25,6 +25,7 @@ struct tconv_stack {
     stack_entry *entries;
     tconv_frame *frames;
     size_t depth, cap, fcap;
+    tconv_gpu *gpu; /* GPU attribution watches the walk (core/gpu.c), or NULL */
 };
 
 tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user)
@@ -35,6 +36,12 @@ tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user)
     s->user = user;
     s->track = UINT32_MAX;
     return s;
+}
+
+void tconv_stack_attach_gpu(tconv_stack *s, tconv_gpu *g)
+{
+    s->gpu = g;
+    tconv_gpu_emit_to(g, s->emit, s->user);
 }
 
 void tconv_stack_free(tconv_stack *s)
@@ -59,13 +66,20 @@ tconv_status tconv_stack_event(void *stack, const tconv_event *ev)
         s->entries[s->depth] = (stack_entry){ev->ts, 0};
         s->frames[s->depth] = (tconv_frame){.name = ev->name, .module = ev->cat};
         s->depth++;
+        if (s->gpu) tconv_gpu_begin(s->gpu, ev, s->frames, s->depth);
         return TCONV_OK;
     }
-    if (ev->kind != TCONV_EV_END) return s->emit(s->user, ev); /* what an ordered writer takes */
+    if (ev->kind != TCONV_EV_END) {
+        if (s->gpu) tconv_gpu_point(s->gpu, ev, s->frames, s->depth); /* flows */
+        return s->emit(s->user, ev); /* what an ordered writer takes */
+    }
     if (!s->depth) return TCONV_OK;
+    tconv_status st = s->gpu ? tconv_gpu_end(s->gpu, ev, s->depth) : TCONV_OK;
+    if (st == TCONV_FATAL) return st;
     stack_entry *top = &s->entries[s->depth - 1];
     int64_t dur = ev->ts - top->start;
-    int64_t values[2] = {1, dur - top->children};
+    /* Under GPU attribution a third value, gpu time, which CPU spans do not have. */
+    int64_t values[3] = {1, dur - top->children, 0};
     tconv_event smp = TCONV_EVENT_INIT;
     smp.kind = TCONV_EV_SAMPLE;
     smp.track = ev->track;
@@ -76,7 +90,7 @@ tconv_status tconv_stack_event(void *stack, const tconv_event *ev)
     smp.frames = s->frames;
     smp.nframes = (uint32_t)s->depth;
     smp.values = values;
-    smp.nvalues = 2;
+    smp.nvalues = s->gpu ? 3 : 2;
     smp.input = ev->input;
     smp.seq = ev->seq;
     s->depth--;

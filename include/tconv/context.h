@@ -94,6 +94,19 @@ const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
  * events (ordering, for ordered writers) need not keep them. */
 void tconv_args_ignore(tconv_ctx *ctx);
 
+/* ---- GPU attribution --------------------------------------------------------------------- */
+/* A profile writer (one that takes SAMPLE but no spans) calls this at open() to have every GPU
+ * activity (kernel, copy, set) charged to the CPU stack that launched it: the core then declares
+ * a third sample type, gpu/nanoseconds, and adds one sample per attributed activity. See
+ * event-model.md, "GPU attribution". */
+void tconv_gpu_attribute(tconv_ctx *ctx);
+/* A reader whose samples are CPU stacks taken at GPU launch calls, one per call (a uprobe on
+ * cudaLaunchKernel), says so before pushing them. Under GPU attribution the core matches each
+ * to a launch record of another input, per thread, by order or by time within tolerance_ns
+ * after aligning the clocks, and puts it in front of that launch's stack; otherwise the samples
+ * are ordinary samples. */
+void tconv_launchstacks_declare(tconv_ctx *ctx, int64_t tolerance_ns);
+
 /* ---- misc ------------------------------------------------------------------------------- */
 int tconv_ctx_verbosity(const tconv_ctx *ctx); /* -1 quiet, 0 normal, 1+ verbose */
 /* Earliest and latest time seen in the events pushed so far (span ends included); 0 if none. */

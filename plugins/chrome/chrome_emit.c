@@ -11,8 +11,9 @@
 #include "chrome_time.h"
 
 enum {
-    CHROME_TF_KIND = 1u << 0, /* the track's kind was set */
-    CHROME_TF_NAMED = 1u << 1 /* a synthetic track got its thread_name */
+    CHROME_TF_KIND = 1u << 0,  /* the track's kind was set */
+    CHROME_TF_NAMED = 1u << 1, /* a synthetic track got its thread_name */
+    CHROME_TF_HOST = 1u << 2   /* the track got its host metadata */
 };
 
 static const char *chrome_text_of(const chrome_record *rec, chrome_field f, size_t *len)
@@ -166,11 +167,28 @@ static uint32_t chrome_thread_track(chrome_reader *r, const chrome_record *rec)
     return chrome_track(r, pid, plen, tid, tlen);
 }
 
-static uint32_t chrome_process_track(chrome_reader *r, const chrome_record *rec)
+static tconv_status chrome_push(chrome_reader *r, const tconv_event *ev);
+static tconv_status chrome_oom_status(chrome_reader *r);
+
+/* Every process of a TensorFlow trace carries its host, as the tfmem reader's tracks do, so that
+ * a writer grouping processes by host finds it on whichever of them it looks at. */
+static tconv_status chrome_process_track(chrome_reader *r, const chrome_record *rec,
+                                         uint32_t *track)
 {
     size_t plen;
     const char *pid = chrome_text_of(rec, CHROME_F_PID, &plen);
-    return chrome_track(r, pid, plen, "", 0);
+    *track = chrome_track(r, pid, plen, "", 0);
+    if (!r->host) return TCONV_OK;
+    uint8_t *f = chrome_tflags(r, *track);
+    if (!f) return chrome_oom_status(r);
+    if (*f & CHROME_TF_HOST) return TCONV_OK;
+    *f |= CHROME_TF_HOST;
+    tconv_event meta = TCONV_EVENT_INIT;
+    meta.kind = TCONV_EV_METADATA;
+    meta.track = *track;
+    meta.name = tconv_string_intern_cstr(r->ctx, "host");
+    meta.text = r->host;
+    return chrome_push(r, &meta);
 }
 
 static void chrome_set_kind(chrome_reader *r, uint32_t track, tconv_track_kind kind)
@@ -200,6 +218,10 @@ static int chrome_is_gpu(const chrome_record *rec)
 
 /* ---- values ------------------------------------------------------------------------------ */
 
+/* Times stay within 2^62 ns (146 years) of the trace's origin, so that a span's end and the
+ * difference of any two times fit in int64 in the core's stages and in the writers. */
+#define CHROME_TIME_LIMIT ((int64_t)1 << 62)
+
 /* 0 when set, 1 when absent, -1 when not a number, -2 when out of range. */
 static int chrome_time(const chrome_record *rec, chrome_field f, int64_t *ns)
 {
@@ -207,6 +229,8 @@ static int chrome_time(const chrome_record *rec, chrome_field f, int64_t *ns)
     if (v->type == CHROME_V_NONE) return 1;
     if (v->type != CHROME_V_NUMBER && v->type != CHROME_V_STRING) return -1;
     chrome_num_status st = chrome_num_scaled(chrome_record_str(rec, v->s), v->s.len, 3, ns);
+    if (st == CHROME_NUM_OK && (*ns <= -CHROME_TIME_LIMIT || *ns >= CHROME_TIME_LIMIT))
+        st = CHROME_NUM_RANGE;
     return st == CHROME_NUM_OK ? 0 : st == CHROME_NUM_RANGE ? -2 : -1;
 }
 
@@ -395,6 +419,8 @@ static tconv_status chrome_span_event(chrome_reader *r, const chrome_record *rec
         int d = chrome_time(rec, CHROME_F_DUR, &ev.dur);
         if (d == 1)
             ev.dur = 0;
+        else if (d == -2 || (d == 0 && ev.dur >= CHROME_TIME_LIMIT - ts))
+            return chrome_emit_bad(r, rec, "\"dur\" is out of range");
         else if (d < 0)
             return chrome_emit_bad(r, rec, "\"dur\" is not a number");
         else if (ev.dur < 0)
@@ -408,6 +434,128 @@ static tconv_status chrome_span_event(chrome_reader *r, const chrome_record *rec
     return ph == 'E' ? TCONV_OK : chrome_flow_v2(r, rec, &ev);
 }
 
+/* c10::DeviceType by value, as DeviceTypeName(type, lower_case) spells them. */
+static const char *const chrome_device_types[] = {
+    "cpu",  "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip",
+    "fpga", "maia", "xla",    "vulkan", "metal",  "xpu",   "mps",
+    "meta", "hpu",  "ve",     "lazy",   "ipu",    "mtia",  "privateuseone"};
+
+static void chrome_memory_warn(chrome_reader *r, const chrome_record *rec, const char *what)
+{
+    tconv_warning_add(r->ctx, "chrome.memory-event", "%s:%llu: [memory] event: %s", r->input_name,
+                      (unsigned long long)rec->offset, what);
+}
+
+/* 0 with *out set, 1 when the arg is absent, -1 when it is not a number. */
+static int chrome_memory_arg(const chrome_record *rec, const char *key, double *out)
+{
+    const chrome_kv *kv = chrome_kv_find(rec, &rec->args, key);
+    if (!kv) return 1;
+    return chrome_number_value(rec, &kv->val, out) ? -1 : 0;
+}
+
+static int chrome_memory_int(const chrome_record *rec, const char *key, long long *out)
+{
+    double d;
+    /* Device types and indexes are small: the bound keeps the cast defined. */
+    if (chrome_memory_arg(rec, key, &d) || !(d > -1e15 && d < 1e15) || (double)(long long)d != d)
+        return -1;
+    *out = (long long)d;
+    return 0;
+}
+
+/* The device as torch names it (c10::Device::str()): "cpu", "cuda:1", "xpu:0"; the index is
+ * left out when the trace gives none (-1), as torch does. */
+static int chrome_memory_device(const chrome_record *rec, char *buf, size_t cap)
+{
+    long long type, id;
+    if (chrome_memory_int(rec, "Device Type", &type)) return -1;
+    if (type == 0) return snprintf(buf, cap, "cpu");
+    int n =
+        type > 0 && type < (long long)(sizeof chrome_device_types / sizeof chrome_device_types[0])
+            ? snprintf(buf, cap, "%s", chrome_device_types[type])
+            : snprintf(buf, cap, "device%lld", type);
+    if (!chrome_memory_int(rec, "Device Id", &id) && id >= 0)
+        n += snprintf(buf + n, cap - (size_t)n, ":%lld", id);
+    return n;
+}
+
+/* The running sum of Bytes of (pid, device), updated with this event's Bytes. */
+static int chrome_memory_sum(chrome_reader *r, const chrome_record *rec, const char *dev,
+                             size_t devlen, int has_bytes, double bytes, double *sum)
+{
+    size_t plen;
+    const char *pid = chrome_text_of(rec, CHROME_F_PID, &plen);
+    /* A NUL between the parts: pid texts may hold any other byte. */
+    const char *parts[] = {pid, "", dev};
+    size_t lens[] = {plen, 1, devlen};
+    size_t n = chrome_tmp_join(r, parts, lens, 3, 0);
+    if (n == (size_t)-1) return -1;
+    uint32_t *slot = chrome_strmap_find(&r->mem_keys, r->tmp, n);
+    size_t i;
+    if (slot) {
+        i = *slot;
+    } else {
+        if (chrome_reserve((void **)&r->mem_sums, &r->mem_sums_cap, r->nmem_sums + 1,
+                           sizeof *r->mem_sums) ||
+            chrome_strmap_put(&r->mem_keys, r->tmp, n, (uint32_t)r->nmem_sums))
+            return -1;
+        i = r->nmem_sums++;
+        r->mem_sums[i] = 0;
+    }
+    if (has_bytes) r->mem_sums[i] += bytes;
+    *sum = r->mem_sums[i];
+    return 0;
+}
+
+/* PyTorch's profile_memory: each [memory] instant is one allocation or free, with the device's
+ * totals after it in newer traces. As counters, writers plot each device's memory over time. */
+static tconv_status chrome_memory(chrome_reader *r, const chrome_record *rec, int64_t ts)
+{
+    char dev[64];
+    int devlen = chrome_memory_device(rec, dev, sizeof dev);
+    if (devlen < 0) {
+        chrome_memory_warn(r, rec, "no integer \"Device Type\": no memory counters");
+        return TCONV_OK;
+    }
+    double bytes = 0, allocated = 0, reserved = 0, sum;
+    int b = chrome_memory_arg(rec, "Bytes", &bytes);
+    int a = chrome_memory_arg(rec, "Total Allocated", &allocated);
+    int s = chrome_memory_arg(rec, "Total Reserved", &reserved);
+    if (b < 0 || a < 0 || s < 0)
+        chrome_memory_warn(r, rec, "a value that is not a number is left out");
+    else if (a != 0 && b != 0)
+        chrome_memory_warn(r, rec, "neither \"Total Allocated\" nor \"Bytes\": no allocated bytes");
+    if (chrome_memory_sum(r, rec, dev, (size_t)devlen, b == 0, bytes, &sum))
+        return chrome_oom_status(r);
+    if (a != 0 && b != 0 && s != 0) return TCONV_OK;
+    if (!r->mem_cat) {
+        r->mem_allocated = tconv_string_intern_cstr(r->ctx, "allocated bytes");
+        r->mem_reserved = tconv_string_intern_cstr(r->ctx, "reserved bytes");
+        r->mem_bytes = tconv_string_intern_cstr(r->ctx, "bytes");
+        r->mem_cat = tconv_string_intern_cstr(r->ctx, "memory");
+    }
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_COUNTER;
+    ev.ts = ts;
+    if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL) return TCONV_FATAL;
+    chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
+    ev.cat = r->mem_cat;
+    ev.key = tconv_string_intern(r->ctx, dev, (size_t)devlen);
+    ev.unit = r->mem_bytes;
+    if (a == 0 || b == 0) {
+        ev.name = r->mem_allocated;
+        ev.value = a == 0 ? allocated : sum;
+        if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
+    }
+    if (s == 0) {
+        ev.name = r->mem_reserved;
+        ev.value = reserved;
+        if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
+    }
+    return TCONV_OK;
+}
+
 static tconv_status chrome_instant(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
 {
     tconv_event ev = TCONV_EVENT_INIT;
@@ -419,7 +567,7 @@ static tconv_status chrome_instant(chrome_reader *r, const chrome_record *rec, c
         chrome_set_kind(r, ev.track, TCONV_TRACK_GLOBAL);
     } else if (ph != 'R' && chrome_field_is(rec, CHROME_F_S, "p")) {
         ev.flags = TCONV_EVF_SCOPE_PROCESS;
-        ev.track = chrome_process_track(r, rec);
+        if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL) return TCONV_FATAL;
         chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
     } else {
         ev.track = chrome_thread_track(r, rec);
@@ -427,7 +575,9 @@ static tconv_status chrome_instant(chrome_reader *r, const chrome_record *rec, c
     chrome_common(r, rec, &ev);
     if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
     ev.args = ev.nargs ? r->targs : NULL;
-    return chrome_push(r, &ev);
+    if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
+    return ph != 'R' && chrome_field_is(rec, CHROME_F_NAME, "[memory]") ? chrome_memory(r, rec, ts)
+                                                                        : TCONV_OK;
 }
 
 static tconv_status chrome_counter(chrome_reader *r, const chrome_record *rec, int64_t ts)
@@ -435,7 +585,7 @@ static tconv_status chrome_counter(chrome_reader *r, const chrome_record *rec, i
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_COUNTER;
     ev.ts = ts;
-    ev.track = chrome_process_track(r, rec);
+    if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL) return TCONV_FATAL;
     chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
     ev.cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
     size_t nlen, idlen;
@@ -629,7 +779,10 @@ static tconv_status chrome_metadata(chrome_reader *r, const chrome_record *rec, 
     /* Process metadata often carries tid 0 or none: keep it off the thread tracks so that it
      * does not create an empty thread. */
     int process = nlen > 8 && memcmp(name, "process_", 8) == 0;
-    ev.track = process ? chrome_process_track(r, rec) : chrome_thread_track(r, rec);
+    if (!process)
+        ev.track = chrome_thread_track(r, rec);
+    else if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL)
+        return TCONV_FATAL;
     ev.name = tconv_string_intern(r->ctx, name, nlen);
     const char *key = NULL;
     if (chrome_field_is(rec, CHROME_F_NAME, "process_name") ||
@@ -739,7 +892,10 @@ static tconv_status chrome_system(chrome_reader *r, const chrome_record *rec)
     if (ph[0] != 'p' && ph[0] != 't') return chrome_unsupported(r, rec, ph[0], "system-phase");
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_METADATA;
-    ev.track = ph[0] == 'p' ? chrome_process_track(r, rec) : chrome_thread_track(r, rec);
+    if (ph[0] != 'p')
+        ev.track = chrome_thread_track(r, rec);
+    else if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL)
+        return TCONV_FATAL;
     ev.name = tconv_string_intern_cstr(r->ctx, ph[0] == 'p' ? "process_name" : "thread_name");
     ev.text = chrome_intern_val(r, rec, &rec->f[CHROME_F_NAME]);
     return chrome_push(r, &ev);
@@ -837,6 +993,8 @@ tconv_status chrome_emit_finish(chrome_reader *r)
 
 void chrome_emit_free(chrome_reader *r)
 {
+    chrome_strmap_free(&r->mem_keys);
+    free(r->mem_sums);
     free(r->track_flags);
     free(r->targs);
     free(r->tframes);

@@ -2,6 +2,7 @@
  * object is collected into one record (field texts in an arena) and mapped when its '}' arrives,
  * so nothing but the current event is held. Nested values inside args and unknown top-level
  * members are re-serialised as compact JSON text. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,10 +122,12 @@ static int chrome_record_begin(chrome_reader *r, chrome_src src)
     return chrome_lv_push(r, CHROME_LV_RECORD);
 }
 
-static int chrome_record_end(chrome_reader *r)
+static int chrome_record_end(chrome_reader *r, int empty)
 {
     r->nlv--;
     tconv_status st;
+    /* TensorFlow's trace writer closes every event array with a "{}" after its last event. */
+    if (empty && r->rec_src == CHROME_SRC_EVENT) return 1;
     if (r->rec_src == CHROME_SRC_FRAME) {
         if (chrome_frames_add(r, r->topkey, r->topkey_len, &r->rec)) return chrome_oom(r);
         return 1;
@@ -352,6 +355,7 @@ static int chrome_open(chrome_reader *r, char kind)
 
 static int chrome_close(chrome_reader *r)
 {
+    int empty = r->last == 's'; /* nothing since the container's own start */
     chrome_track_close(r);
     if (r->cap_depth) {
         r->cap_depth--;
@@ -361,7 +365,7 @@ static int chrome_close(chrome_reader *r)
     chrome_level l = chrome_lv_top(r);
     switch (l) {
     case CHROME_LV_RECORD:
-        return chrome_record_end(r);
+        return chrome_record_end(r, empty);
     case CHROME_LV_EVENTS:
         r->events_closed = 1;
         break;
@@ -478,9 +482,37 @@ static const yajl_callbacks chrome_callbacks = {
     chrome_cb_end_array,
 };
 
+/* yajl does not check its own allocations (it crashes when one fails), so its allocator never
+ * returns NULL: it ends the run as the core does when out of memory. */
+static void *chrome_yajl_need(void *p, size_t n)
+{
+    if (p) return p;
+    fprintf(stderr, "tconv: error: out of memory (allocating %zu bytes)\n", n);
+    exit(1);
+}
+
+static void *chrome_yajl_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return chrome_yajl_need(malloc(n), n);
+}
+
+static void *chrome_yajl_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    return chrome_yajl_need(realloc(p, n), n);
+}
+
+static void chrome_yajl_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
 int chrome_parse_init(chrome_reader *r)
 {
-    r->yh = yajl_alloc(&chrome_callbacks, NULL, r);
+    yajl_alloc_funcs af = {chrome_yajl_malloc, chrome_yajl_realloc, chrome_yajl_free, NULL};
+    r->yh = yajl_alloc(&chrome_callbacks, &af, r);
     if (!r->yh) return -1;
     /* Strings are repaired, not rejected: real traces carry bytes that are not UTF-8, and
      * trace viewers show them as U+FFFD. */

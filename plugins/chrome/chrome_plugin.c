@@ -17,23 +17,78 @@ static const tconv_option_desc chrome_options[] = {
     {0},
 };
 
+/* The TensorFlow profiler names its trace <host>.trace.json.gz; PyTorch's
+ * <worker>.<time>.pt.trace.json[.gz] carries no host. */
+static tconv_str chrome_host_of(tconv_ctx *ctx, const char *path)
+{
+    static const char *const chrome_tf_sfx[] = {".trace.json.gz", ".trace.json"};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    for (size_t i = 0; i < sizeof chrome_tf_sfx / sizeof chrome_tf_sfx[0]; i++) {
+        size_t m = strlen(chrome_tf_sfx[i]);
+        if (n <= m || strcmp(base + n - m, chrome_tf_sfx[i]) != 0) continue;
+        size_t stem = n - m;
+        if (stem >= 3 && memcmp(base + stem - 3, ".pt", 3) == 0) return 0;
+        return tconv_string_intern(ctx, base, stem);
+    }
+    return 0;
+}
+
+/* yajl lexes a token cut by the end of a chunk again from its start at the next call, so a long
+ * string fed in fixed chunks costs time quadratic in its length (a 100 MB name took 10 s). While
+ * no token ends within a chunk, the next one is twice as large, which keeps the cost linear. */
+#define CHROME_CHUNK_MAX ((size_t)1 << 30)
+
+/* Blanks between tokens are skipped, not kept for a second pass: no reason to grow. */
+static int chrome_all_blank(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\n' && p[i] != '\r' && p[i] != '\t') return 0;
+    return 1;
+}
+
 static tconv_status chrome_read_all(chrome_reader *r, unsigned char *buf)
 {
     uint64_t total = 0;
+    unsigned char *big = NULL;
+    size_t want = CHROME_CHUNK, big_cap = 0;
+    tconv_status st = TCONV_FATAL;
     for (;;) {
-        ssize_t n = tconv_input_read(r->in, buf, CHROME_CHUNK);
-        if (n < 0) return TCONV_FATAL;
-        if (n == 0) break;
+        unsigned char *p = want > CHROME_CHUNK ? big : buf;
+        size_t got = 0;
+        ssize_t n = 0;
+        while (got < want && (n = tconv_input_read(r->in, p + got, want - got)) > 0)
+            got += (size_t)n;
+        if (n < 0) goto out;
+        if (got == 0) break;
         size_t skip = 0;
-        /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON.
-         * (A read returns at least 3 bytes unless the input is shorter.) */
-        if (total == 0 && n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) skip = 3;
+        /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON. */
+        if (total == 0 && got >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) skip = 3;
         r->chunk_base = total + skip;
-        if (chrome_parse_chunk(r, buf + skip, (size_t)n - skip) == TCONV_FATAL) return TCONV_FATAL;
-        total += (uint64_t)n;
+        uint64_t tok = r->last_tok_end;
+        if (chrome_parse_chunk(r, p + skip, got - skip) == TCONV_FATAL) goto out;
+        total += got;
+        if (r->last_tok_end != tok) {
+            want = CHROME_CHUNK;
+        } else if (want >= CHROME_CHUNK_MAX || chrome_all_blank(p + skip, got - skip)) {
+            continue;
+        } else if (big_cap < want * 2) {
+            unsigned char *q = realloc(big, want * 2);
+            if (!q) {
+                tconv_error_set(r->ctx, "chrome: out of memory");
+                goto out;
+            }
+            big = q;
+            big_cap = want *= 2;
+        } else {
+            want *= 2;
+        }
     }
-    if (chrome_parse_end(r, total) == TCONV_FATAL) return TCONV_FATAL;
-    return chrome_emit_finish(r);
+    if (chrome_parse_end(r, total) != TCONV_FATAL) st = chrome_emit_finish(r);
+out:
+    free(big);
+    return st;
 }
 
 static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_options *opts,
@@ -54,6 +109,7 @@ static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_opt
     r->in = in;
     r->sink = sink;
     r->input_name = tconv_input_name(in);
+    r->host = chrome_host_of(ctx, r->input_name);
     r->strict = tconv_option_get_bool(opts, "strict");
     for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++)
         r->tcache[i].track = UINT32_MAX;

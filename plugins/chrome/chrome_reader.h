@@ -118,6 +118,17 @@ typedef struct chrome_reader {
     size_t tmp_cap;
     uint64_t nrecords;
     uint64_t nemitted;
+    /* The host of a TensorFlow profiler trace (from its file name), 0 for other traces: each
+     * process track carries it, so that writers group the trace with the host's memory
+     * profile. */
+    tconv_str host;
+
+    /* PyTorch [memory] instants: the 2021 Kineto traces give only each allocation's Bytes, so
+     * the allocated level is summed per (pid, device) key here. */
+    chrome_strmap mem_keys; /* "pid\0device" -> index into mem_sums */
+    double *mem_sums;
+    size_t nmem_sums, mem_sums_cap;
+    tconv_str mem_allocated, mem_reserved, mem_bytes, mem_cat; /* 0 until the first one */
 
     /* stackFrames and the samples waiting for them. */
     chrome_strmap frame_ids;

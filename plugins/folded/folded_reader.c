@@ -10,6 +10,7 @@
 #include "folded_source.h"
 #include "folded_stacks.h"
 #include "folded_value.h"
+#include "folded_oom.h"
 
 enum { FOLDED_AUTO, FOLDED_PLAIN, FOLDED_EXTENDED };
 
@@ -20,6 +21,7 @@ typedef struct folded_reader {
     folded_source src;
     int format;
     int lenient;
+    int64_t tolerance; /* ns: how far a launch stack may lie from its launch record */
     folded_stacks *stacks;
     int decimals;
     uint32_t *ids;
@@ -46,7 +48,7 @@ static void *folded_reader_grow(void *p, size_t *cap, size_t need, size_t size)
     while (c < need)
         c *= 2;
     void *q = realloc(p, c * size);
-    if (!q) abort(); /* a converter cannot go on without memory */
+    if (!q) folded_oom(c * size);
     *cap = c;
     return q;
 }
@@ -117,10 +119,12 @@ static int folded_reader_extended(const char *s, size_t n, folded_ext *x)
         if (!folded_reader_digits(s + b[j], e[j] - b[j]) ||
             !folded_reader_digits(s + b[j + 1], e[j + 1] - b[j + 1]) || !cpu_ok)
             continue;
-        int64_t ts = 0;
+        uint64_t ts = 0; /* 19 digits fit in 64 bits unsigned, not signed */
         for (size_t k = b[0]; k < e[0]; k++)
-            ts = ts * 10 + (s[k] - '0');
-        x->ts = ts;
+            ts = ts * 10 + (uint64_t)(s[k] - '0');
+        /* Beyond 2^62 ns (146 years) a difference of two times would overflow int64. */
+        if (ts >= (uint64_t)1 << 62) return 0;
+        x->ts = (int64_t)ts;
         x->comm = (folded_span){s + b[1], e[j - 1] - b[1]};
         x->pid = (folded_span){s + b[j], e[j] - b[j]};
         x->tid = (folded_span){s + b[j + 1], e[j + 1] - b[j + 1]};
@@ -271,6 +275,15 @@ static tconv_status folded_reader_add_extended(folded_reader *r, const folded_ex
     return folded_reader_push(r, r->ids, k, x->ts, 1);
 }
 
+/* Extended lines are what uprobe profilers record at each launch call (cudaLaunchKernel): under
+ * GPU attribution the core pairs them with a GPU trace's launch records. */
+static void folded_reader_extended_start(folded_reader *r)
+{
+    tconv_sample_type t = {"samples", "count"};
+    tconv_sampletypes_set(r->ctx, 1, &t, 0);
+    tconv_launchstacks_declare(r->ctx, r->tolerance);
+}
+
 static tconv_status folded_reader_loop(folded_reader *r)
 {
     const char *line;
@@ -284,10 +297,7 @@ static tconv_status folded_reader_loop(folded_reader *r)
         if (r->format == FOLDED_AUTO) {
             folded_ext x;
             r->format = folded_reader_extended(line, n, &x) ? FOLDED_EXTENDED : FOLDED_PLAIN;
-            if (r->format == FOLDED_EXTENDED) {
-                tconv_sample_type t = {"samples", "count"};
-                tconv_sampletypes_set(r->ctx, 1, &t, 0);
-            }
+            if (r->format == FOLDED_EXTENDED) folded_reader_extended_start(r);
         }
         if (r->format == FOLDED_EXTENDED) {
             folded_ext x;
@@ -313,6 +323,23 @@ static tconv_status folded_reader_loop(folded_reader *r)
     return r->format == FOLDED_EXTENDED ? TCONV_OK : folded_reader_emit_plain(r);
 }
 
+/* "500us", "2ms", "1s", "1500" (ns): the tolerance option. -1 if it is none of these. */
+static int64_t folded_reader_duration(const char *s)
+{
+    static const struct {
+        const char *unit;
+        int64_t ns;
+    } units[] = {{"", 1}, {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v >= 0)) return -1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        double ns = v * (double)units[i].ns;
+        if (strcmp(end, units[i].unit) == 0 && ns < 9.2e18) return (int64_t)(ns + 0.5);
+    }
+    return -1;
+}
+
 static tconv_status folded_reader_read(tconv_ctx *ctx, tconv_input *in, const tconv_options *o,
                                        tconv_sink *sink)
 {
@@ -327,10 +354,13 @@ static tconv_status folded_reader_read(tconv_ctx *ctx, tconv_input *in, const tc
                                               : FOLDED_AUTO;
     r.lenient = tconv_option_get_bool(o, "lenient") && !tconv_option_get_bool(o, "strict");
     r.s_thread_name = tconv_string_intern_cstr(ctx, "thread_name");
-    if (r.format == FOLDED_EXTENDED) {
-        tconv_sample_type t = {"samples", "count"};
-        tconv_sampletypes_set(ctx, 1, &t, 0);
+    const char *tol = tconv_option_get_string(o, "tolerance");
+    r.tolerance = folded_reader_duration(tol);
+    if (r.tolerance < 0) {
+        tconv_error_set(ctx, "folded: tolerance=%s is not a duration (like 1500, 200us, 2ms)", tol);
+        return TCONV_FATAL;
     }
+    if (r.format == FOLDED_EXTENDED) folded_reader_extended_start(&r);
     if (folded_source_open(&r.src, in) < 0) return TCONV_FATAL;
     r.stacks = folded_stacks_new();
     tconv_status st = folded_reader_loop(&r);
@@ -381,6 +411,9 @@ static const tconv_option_desc folded_reader_options[] = {
      "skip malformed lines with a counted warning instead of failing"},
     {"strict", TCONV_OPT_BOOL, "false", NULL,
      "fail at a malformed line even with lenient (set by tconv --strict)"},
+    {"tolerance", TCONV_OPT_STRING, "1ms", NULL,
+     "extended form under GPU attribution (-W gpu=attribute, -W value=gpu): how far in time a "
+     "stack may lie from its launch record once the clocks are aligned; ns, or 200us, 2ms"},
     {0},
 };
 

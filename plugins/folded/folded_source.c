@@ -1,6 +1,7 @@
 /* UTF-16 folded files are small (they come from hand-made or Windows tools), so they are decoded
  * whole; everything else streams through the core's line reader. */
 #include "folded_source.h"
+#include "folded_oom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ static void folded_source_put(char **out, size_t *len, size_t *cap, uint32_t cp)
     if (*len + 4 > *cap) {
         size_t c = *cap ? *cap * 2 : 4096;
         char *q = realloc(*out, c);
-        if (!q) abort(); /* a converter cannot go on without memory */
+        if (!q) folded_oom(c);
         *out = q;
         *cap = c;
     }
@@ -49,7 +50,7 @@ static int folded_source_decode(folded_source *s)
         if (n + 65536 > cap) {
             cap = cap ? cap * 2 : 131072;
             unsigned char *q = realloc(raw, cap);
-            if (!q) abort();
+            if (!q) folded_oom(cap);
             raw = q;
         }
         ssize_t r = tconv_input_read(s->in, raw + n, cap - n);

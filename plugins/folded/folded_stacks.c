@@ -1,5 +1,6 @@
 /* Open addressing over stacks whose ids live in one growing pool. */
 #include "folded_stacks.h"
+#include "folded_oom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static void *folded_stacks_grow(void *p, size_t *cap, size_t need, size_t size)
     while (c < need)
         c *= 2;
     void *q = realloc(p, c * size);
-    if (!q) abort(); /* a converter cannot go on without memory */
+    if (!q) folded_oom(c * size);
     *cap = c;
     return q;
 }
@@ -35,10 +36,10 @@ static void *folded_stacks_grow(void *p, size_t *cap, size_t need, size_t size)
 folded_stacks *folded_stacks_new(void)
 {
     folded_stacks *t = calloc(1, sizeof(*t));
-    if (!t) abort();
+    if (!t) folded_oom(sizeof(*t));
     t->nslots = 1024;
     t->slots = calloc(t->nslots, sizeof(uint32_t));
-    if (!t->slots) abort();
+    if (!t->slots) folded_oom(t->nslots * sizeof(uint32_t));
     return t;
 }
 
@@ -68,7 +69,7 @@ static void folded_stacks_rehash(folded_stacks *t)
 {
     size_t nslots = t->nslots * 2;
     uint32_t *slots = calloc(nslots, sizeof(uint32_t));
-    if (!slots) abort();
+    if (!slots) folded_oom(nslots * sizeof(uint32_t));
     for (size_t k = 0; k < t->n; k++) {
         size_t i = (size_t)t->stacks[k].hash & (nslots - 1);
         while (slots[i])

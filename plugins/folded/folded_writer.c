@@ -22,6 +22,8 @@ typedef struct folded_writer {
     size_t vindex;
     int span_mode; /* values are self times in ns from the core's stack stage */
     int decimals;  /* fixed-point values from the folded reader */
+    int gpu;       /* -W value=gpu: only the GPU time the core attributed to launching stacks */
+    int no_gpu;    /* ... and the input had no gpu sample type */
     uint32_t *key;
     size_t keycap;
     uint32_t *clean; /* name id -> id of its folded-safe form, plus 1 */
@@ -59,6 +61,12 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
               : strcmp(root, "comm-pid/tid") == 0 ? FOLDED_ROOT_TID
                                                   : FOLDED_ROOT_NONE;
     w->unit_ns = strcmp(tconv_option_get_string(o, "unit"), "ns") == 0;
+    if (strcmp(tconv_option_get_string(o, "value"), "gpu") == 0) {
+        w->gpu = 1;
+        /* Kernels last microseconds or less: rounding to µs would erase the short ones. */
+        if (!tconv_option_is_set(o, "unit")) w->unit_ns = 1;
+        tconv_gpu_attribute(ctx);
+    }
     w->stacks = folded_stacks_new();
     *state = w;
     return TCONV_OK;
@@ -130,6 +138,15 @@ static void folded_writer_mode(folded_writer *w)
     size_t n = 0, def = 0;
     const tconv_sample_type *types = tconv_sampletypes_get(w->ctx, &n, &def);
     w->mode_known = 1;
+    if (w->gpu) {
+        size_t i = 0;
+        while (i < n && !(types[i].type && strcmp(types[i].type, "gpu") == 0))
+            i++;
+        w->no_gpu = i == n;
+        w->vindex = i;
+        w->span_mode = 1; /* nanoseconds, written in -W unit */
+        return;
+    }
     if (!types || !n) return;
     w->vindex = def < n ? def : 0;
     const tconv_sample_type *t = &types[w->vindex];
@@ -144,6 +161,8 @@ static tconv_status folded_writer_event(void *state, const tconv_event *ev)
     if (ev->kind != TCONV_EV_SAMPLE) return TCONV_OK;
     if (!w->mode_known) folded_writer_mode(w);
     int64_t v = w->vindex < ev->nvalues ? ev->values[w->vindex] : 1;
+    /* CPU self time carries no GPU time: only the attributed GPU samples have any. */
+    if (w->gpu && (w->no_gpu || w->vindex >= ev->nvalues || v <= 0)) return TCONV_OK;
     size_t n = ev->nframes + 1;
     w->key = folded_writer_grow(w->key, &w->keycap, n, sizeof(*w->key), 0);
     uint32_t k = 0;
@@ -299,7 +318,10 @@ static const tconv_option_desc folded_writer_options[] = {
      "perf input already has one unless read with -R comm=false"},
     {"unit", TCONV_OPT_ENUM, "us", "us|ns",
      "unit of span self times (trace input): microseconds rounded to nearest, or exact "
-     "nanoseconds; sample input is written as counts or periods"},
+     "nanoseconds; sample input is written as counts or periods; value=gpu defaults to ns"},
+    {"value", TCONV_OPT_ENUM, "cpu", "cpu|gpu",
+     "cpu: self time of spans (or the samples' own value); gpu: only GPU kernels, copies and "
+     "sets, each on the CPU stack that launched it, ending in a '[gpu] name' frame"},
     {0},
 };
 

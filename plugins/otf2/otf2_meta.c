@@ -2,7 +2,9 @@
  *   - process_labels (Kineto's "CPU", "GPU 0"): part of a location group's name;
  *   - the input's rank: Kineto's top-level distributedInfo ({"rank": 0, ...}), or a plain
  *     "rank" member; it tells the processes of several inputs apart;
- *   - the input's host (top-level host_name or hostname): a node of the system tree.
+ *   - the input's host (top-level host_name or hostname, or the "host" metadata that the
+ *     tfmem reader and the chrome reader for TensorFlow traces put on their tracks): a node of
+ *     the system tree.
  * Top-level members reach the writer as metadata events named after the member, whose text is
  * the member's value (objects as compact JSON). */
 #include <ctype.h>
@@ -82,7 +84,8 @@ tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev)
             in->has_rank = 1;
             in->rank = rank;
         }
-    } else if (strcmp(what, "host_name") == 0 || strcmp(what, "hostname") == 0) {
+    } else if (strcmp(what, "host_name") == 0 || strcmp(what, "hostname") == 0 ||
+               strcmp(what, "host") == 0) {
         if (*text) otf2_collect_input(st, input)->host = ev->text;
     }
     return TCONV_OK;

@@ -1,5 +1,6 @@
 /* Open-addressing hash table with keys and frames in two growing pools. */
 #include "perf_cache.h"
+#include "perf_oom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static void *perf_cache_grow(void *p, size_t *cap, size_t need, size_t size)
     while (c < need)
         c *= 2;
     void *q = realloc(p, c * size);
-    if (!q) abort(); /* a converter cannot go on without memory */
+    if (!q) perf_oom(c * size);
     *cap = c;
     return q;
 }
@@ -40,10 +41,10 @@ static void *perf_cache_grow(void *p, size_t *cap, size_t need, size_t size)
 perf_cache *perf_cache_new(void)
 {
     perf_cache *c = calloc(1, sizeof(*c));
-    if (!c) abort();
+    if (!c) perf_oom(sizeof(*c));
     c->nslots = 1024;
     c->slots = calloc(c->nslots, sizeof(uint32_t));
-    if (!c->slots) abort();
+    if (!c->slots) perf_oom(c->nslots * sizeof(uint32_t));
     return c;
 }
 
@@ -103,7 +104,7 @@ static void perf_cache_rehash(perf_cache *c)
 {
     size_t nslots = c->nslots * 2;
     uint32_t *slots = calloc(nslots, sizeof(uint32_t));
-    if (!slots) abort();
+    if (!slots) perf_oom(nslots * sizeof(uint32_t));
     for (size_t k = 0; k < c->n; k++) {
         size_t i = (size_t)c->entries[k].hash & (nslots - 1);
         while (slots[i])

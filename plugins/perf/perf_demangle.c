@@ -1,6 +1,7 @@
 /* The demangler is libstdc++'s __cxa_demangle, looked up at run time: the plugin stays plain C
  * with no link-time C++ dependency, and the library is on every system that has a compiler. */
 #include "perf_demangle.h"
+#include "perf_oom.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -37,7 +38,7 @@ char *perf_demangle(const char *s, size_t n)
     perf_demangle_fn fn = perf_demangle_lookup();
     if (!fn) return NULL;
     char *z = malloc(n + 1);
-    if (!z) abort(); /* a converter cannot go on without memory */
+    if (!z) perf_oom(n + 1);
     memcpy(z, s, n);
     z[n] = 0;
     int status = -1;

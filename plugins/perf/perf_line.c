@@ -88,7 +88,10 @@ static int perf_line_is_time(const char *s, size_t n, int64_t *ns)
         frac = frac * 10 + (dot[1 + k] - '0');
     for (; k < 9; k++)
         frac *= 10;
-    *ns = secs * 1000000000 + frac;
+    /* Eleven digits of seconds overflow int64 nanoseconds. Times stay below 2^62 ns (146 years)
+     * so that the difference of two fits in int64 too: beyond, they saturate. */
+    const int64_t limit = ((int64_t)1 << 62) - 1;
+    *ns = secs > (limit - frac) / 1000000000 ? limit : secs * 1000000000 + frac;
     return 1;
 }
 

@@ -13,6 +13,7 @@
 #include "perf_demangle.h"
 #include "perf_line.h"
 #include "perf_names.h"
+#include "perf_oom.h"
 
 typedef struct perf_reader {
     tconv_ctx *ctx;
@@ -64,7 +65,7 @@ static void *perf_reader_grow(void *p, size_t *cap, size_t need, size_t size)
     while (c < need)
         c *= 2;
     void *q = realloc(p, c * size);
-    if (!q) abort(); /* a converter cannot go on without memory */
+    if (!q) perf_oom(c * size);
     *cap = c;
     return q;
 }
@@ -76,7 +77,7 @@ static void perf_reader_scratch(perf_reader *r, size_t need)
     while (c < need)
         c *= 2;
     char *a = realloc(r->a, c), *b = a ? realloc(r->b, c) : NULL;
-    if (!a || !b) abort();
+    if (!a || !b) perf_oom(c);
     r->a = a;
     r->b = b;
     r->scratch_cap = c;
@@ -160,7 +161,7 @@ static int perf_reader_accepts(perf_reader *r, const perf_header *h)
     }
     if (!r->filter_set) {
         r->filter = malloc(fam + 1);
-        if (!r->filter) abort();
+        if (!r->filter) perf_oom(fam + 1);
         if (fam) memcpy(r->filter, ev, fam);
         r->filter[fam] = 0;
         r->filter_n = fam;

@@ -24,6 +24,9 @@ static const tconv_option_desc pprof_options[] = {
     {"track", TCONV_OPT_STRING, NULL, NULL,
      "keep only tracks matching one of these comma-separated globs, tried on \"pid/tid\", the "
      "thread name and the process name"},
+    {"gpu", TCONV_OPT_ENUM, "off", "off|attribute",
+     "attribute: charge each GPU kernel, copy and set to the CPU stack that launched it, as a "
+     "third sample type gpu (go tool pprof -sample_index=gpu)"},
     {0},
 };
 
@@ -90,6 +93,7 @@ static tconv_status pprof_open(tconv_ctx *ctx, tconv_output *out, const tconv_op
         w->track_filter = tconv_option_get_string(opts, "track");
         if (!*w->track_filter) w->track_filter = NULL;
     }
+    if (strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0) tconv_gpu_attribute(ctx);
     *state = w;
     return TCONV_OK;
 }

@@ -17,16 +17,21 @@ typedef struct text_state {
     int tracks;
     char *buf;
     size_t len, cap;
+    size_t oom; /* the size of a line that could not be held, reported by text_line */
 } text_state;
 
 static void text_put(text_state *t, const char *s, size_t n)
 {
+    if (t->oom) return;
     if (t->len + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap : 256;
         while (cap < t->len + n + 1)
             cap *= 2;
         char *p = realloc(t->buf, cap);
-        if (!p) abort();
+        if (!p) {
+            t->oom = cap;
+            return;
+        }
         t->buf = p;
         t->cap = cap;
     }
@@ -168,6 +173,16 @@ static void text_str_field(text_state *t, const char *label, tconv_str id)
     text_quoted(t, id);
 }
 
+/* Write the line built in buf; a line that did not fit in memory ends the run. */
+static tconv_status text_line(text_state *t)
+{
+    if (t->oom) {
+        tconv_error_set(t->ctx, "text: out of memory (allocating %zu bytes)", t->oom);
+        return TCONV_FATAL;
+    }
+    return tconv_output_write(t->out, t->buf, t->len) < 0 ? TCONV_FATAL : TCONV_OK;
+}
+
 static tconv_status text_event(void *state, const tconv_event *ev)
 {
     text_state *t = state;
@@ -230,7 +245,7 @@ static tconv_status text_event(void *state, const tconv_event *ev)
         text_cstr(t, "}");
     }
     text_put(t, "\n", 1);
-    return tconv_output_write(t->out, t->buf, t->len) < 0 ? TCONV_FATAL : TCONV_OK;
+    return text_line(t);
 }
 
 static const char *const text_track_kinds[] = {"thread", "gpu", "async", "process", "global"};
@@ -253,7 +268,7 @@ static tconv_status text_finish(void *state)
         if (k->process_sort) text_fmt(t, " process_sort=%" PRId64, k->process_sort);
         if (k->thread_sort) text_fmt(t, " thread_sort=%" PRId64, k->thread_sort);
         text_put(t, "\n", 1);
-        if (tconv_output_write(t->out, t->buf, t->len) < 0) return TCONV_FATAL;
+        if (text_line(t) != TCONV_OK) return TCONV_FATAL;
     }
     size_t ntypes, def;
     const tconv_sample_type *types = tconv_sampletypes_get(t->ctx, &ntypes, &def);
@@ -268,7 +283,10 @@ static tconv_status text_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
                               void **state)
 {
     text_state *t = calloc(1, sizeof(*t));
-    if (!t) return TCONV_FATAL;
+    if (!t) {
+        tconv_error_set(ctx, "text: out of memory (allocating %zu bytes)", sizeof(*t));
+        return TCONV_FATAL;
+    }
     t->ctx = ctx;
     t->out = out;
     t->tracks = tconv_option_get_bool(opts, "tracks");

@@ -142,5 +142,9 @@ int64_t tfmem_ps_to_ns(int64_t ps, int64_t offset_ns)
 {
     int64_t ns = ps / 1000;
     if (ps % 1000 < 0) ns--;
-    return ns + offset_ns;
+    /* |ns| < 2^54 and the reader refuses offsets beyond 2^62, so the sum cannot overflow; it is
+     * kept within 2^62 ns like every reader's times, so that differences fit in int64 too. */
+    const int64_t limit = ((int64_t)1 << 62) - 1;
+    ns += offset_ns;
+    return ns > limit ? limit : ns < -limit ? -limit : ns;
 }

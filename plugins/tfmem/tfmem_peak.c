@@ -82,16 +82,19 @@ static tconv_status tfmem_peak_table(tfmem_reader *r, const char *allocator, jso
         if (!out || json_array_append_new(rows, out)) goto oom;
         for (size_t k = 0; k < sizeof(tfmem_peak_text) / sizeof(tfmem_peak_text[0]); k++) {
             json_t *v = json_object_get(meta, tfmem_peak_text[k]);
-            if (json_is_string(v)) json_object_set(out, tfmem_peak_text[k], v);
+            /* jansson copies keys and makes numbers on the heap: a failure is out of memory. */
+            if (json_is_string(v) && json_object_set(out, tfmem_peak_text[k], v)) goto oom;
         }
         for (size_t k = 0; k < sizeof(tfmem_peak_ints) / sizeof(tfmem_peak_ints[0]); k++) {
             int64_t x;
-            if (tfmem_num_int64(json_object_get(meta, tfmem_peak_ints[k]), &x) == TFMEM_NUM_OK)
-                json_object_set_new(out, tfmem_peak_ints[k], json_integer((json_int_t)x));
+            if (tfmem_num_int64(json_object_get(meta, tfmem_peak_ints[k]), &x) == TFMEM_NUM_OK &&
+                json_object_set_new(out, tfmem_peak_ints[k], json_integer((json_int_t)x)))
+                goto oom;
         }
         int64_t times = 1;
-        if (tfmem_num_int64(json_object_get(row, "numOccurrences"), &times) == TFMEM_NUM_OK)
-            json_object_set_new(out, "numOccurrences", json_integer((json_int_t)times));
+        if (tfmem_num_int64(json_object_get(row, "numOccurrences"), &times) == TFMEM_NUM_OK &&
+            json_object_set_new(out, "numOccurrences", json_integer((json_int_t)times)))
+            goto oom;
     }
     if (json_array_size(rows)) {
         *json = json_dumps(rows, JSON_COMPACT);

@@ -36,12 +36,15 @@ while IFS= read -r -d '' f; do
         continue
     fi
     # The other form (gzip of a plain file, or the plain text of a gzip file) reads the same.
+    # It keeps the file's name, which can matter (a TensorFlow trace's host).
+    other=$TMP/other/$(basename "$f")
+    mkdir -p "$TMP/other"
     if [ "$(head -c 2 "$f" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
-        gzip -dc "$f" >"$TMP/other"
+        gzip -dc "$f" >"$other"
     else
-        gzip -c "$f" >"$TMP/other"
+        gzip -c "$f" >"$other"
     fi
-    if ! "$TCONV" -q -r chrome -w text -o "$TMP/other.txt" "$TMP/other" 2>"$TMP/err" ||
+    if ! "$TCONV" -q -r chrome -w text -o "$TMP/other.txt" "$other" 2>"$TMP/err" ||
         ! cmp -s "$TMP/plain.txt" "$TMP/other.txt"; then
         echo "FAIL: $f: its other (plain/gzip) form converts differently" >&2
         failed=$((failed + 1))

@@ -1,8 +1,9 @@
 """Counted invariants of the Chrome reader on a real trace, computed independently with Python's
 json module (numbers kept as exact decimals) and compared with tconv's text dump: events per
-output kind, per track the number of complete events, the sum of their durations and of their
-start times in exact nanoseconds, the latest complete event, and the events of each phase that
-the model cannot hold.
+output kind (with the memory counters of PyTorch's [memory] instants and the host metadata of
+TensorFlow traces), per track the number of complete events, the sum of their durations and of
+their start times in exact nanoseconds, the latest complete event, and the events of each phase
+that the model cannot hold.
 
 usage: invariants.py TCONV CORPUS_DIR RELATIVE_PATH
 exit 77 when the corpus is absent.
@@ -66,10 +67,42 @@ def is_number(v):
     return False
 
 
+def is_integer(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, str):
+        try:
+            v = decimal.Decimal(v.strip())
+        except decimal.InvalidOperation:
+            return False
+    if isinstance(v, int):
+        return True
+    return isinstance(v, decimal.Decimal) and v.is_finite() and v == int(v)
+
+
+def memory_counters(args):
+    """Counter values the reader derives from one [memory] instant."""
+    if not is_integer(args.get("Device Type")):
+        return 0
+    allocated = is_number(args.get("Total Allocated")) or is_number(args.get("Bytes"))
+    return int(allocated) + int(is_number(args.get("Total Reserved")))
+
+
+def tf_host(path):
+    """The host of a TensorFlow profiler trace, <host>.trace.json[.gz]; None for others."""
+    base = os.path.basename(path)
+    for sfx in (".trace.json.gz", ".trace.json"):
+        if base.endswith(sfx) and len(base) > len(sfx):
+            stem = base[:-len(sfx)]
+            return None if stem.endswith(".pt") else stem
+    return None
+
+
 def expected(path):
     with open_text(path) as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     kinds = collections.Counter()
+    process_pids = set()  # pids whose process track the reader uses
     unsupported = collections.Counter()
     bad = 0
     tracks = collections.defaultdict(lambda: [0, 0, 0])  # count, sum dur, sum ts
@@ -85,6 +118,8 @@ def expected(path):
             for e in sys_ev.get("events", []):
                 if e.get("ph") in ("p", "t"):
                     kinds["metadata"] += 1
+                    if e.get("ph") == "p":
+                        process_pids.add(text_of(e.get("pid")))
                 else:
                     unsupported["system-phase-" + e.get("ph", "?")] += 1
         kinds["sample"] += len(doc.get("samples") or [])
@@ -92,6 +127,8 @@ def expected(path):
         if not isinstance(e, dict):
             bad += 1
             continue
+        if not e:
+            continue  # the "{}" that ends TensorFlow's traces
         ph = e.get("ph")
         if not isinstance(ph, str) or len(ph) != 1:
             bad += 1
@@ -121,7 +158,15 @@ def expected(path):
                 kinds["flow-step" if fi and fo else "flow-start" if fo else "flow-end"] += 1
         elif ph in "iIR":
             kinds["instant"] += 1
+            if ph != "R" and e.get("s") == "p":
+                process_pids.add(text_of(e.get("pid")))
+            if ph != "R" and e.get("name") == "[memory]":
+                n = memory_counters(e.get("args") or {})
+                kinds["counter"] += n
+                if n:
+                    process_pids.add(text_of(e.get("pid")))
         elif ph == "C":
+            process_pids.add(text_of(e.get("pid")))
             for v in (e.get("args") or {}).values():
                 if is_number(v):
                     kinds["counter"] += 1
@@ -143,8 +188,13 @@ def expected(path):
             kinds["sample"] += 1
         elif ph == "M":
             kinds["metadata"] += 1
+            name = e.get("name")
+            if isinstance(name, str) and len(name) > 8 and name.startswith("process_"):
+                process_pids.add(text_of(e.get("pid")))
         else:
             unsupported["phase-" + ph] += 1
+    if tf_host(path):
+        kinds["metadata"] += len(process_pids)
     return kinds, unsupported, bad, tracks, latest
 
 

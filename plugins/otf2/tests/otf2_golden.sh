@@ -13,7 +13,8 @@ for input in "$DATA"/*.json; do
     opts=()
     [ -f "$DATA/$name.opts" ] && read -r -a opts <"$DATA/$name.opts"
     out=$TMP/$name
-    convert "$out" -r chrome "${opts[@]}" "$input"
+    # From the data folder, so that warnings name the input as the golden file does.
+    (cd "$DATA" && convert "$out" -r chrome "${opts[@]}" "$name.json")
     readable "$out"
     {
         echo "### otf2-print"

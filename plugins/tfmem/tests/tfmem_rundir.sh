@@ -13,9 +13,10 @@ expect_rc 0 "$TCONV" -w text "$RUN"
 cp out run.text
 expect_golden run.text run.text
 expect_line err "tconv: warning: '$DIR/hostA.xplane.pb' (in '$RUN') is not in a format any reader recognises; skipped [core.skipped-file]"
-# Inputs in name order: 0 hostA memory, 1 hostA trace, 2 hostB memory, 3 hostB trace.
-expect_count 3 run.text '^metadata .* name="host" text="hostA"$'
-expect_count 2 run.text '^metadata .* name="host" text="hostB"$'
+# Inputs in name order: 0 hostA memory, 1 hostA trace, 2 hostB memory, 3 hostB trace. The host
+# is on every memory track (hostA has three allocators, hostB two) and on the trace's process.
+expect_count 4 run.text '^metadata .* name="host" text="hostA"$'
+expect_count 3 run.text '^metadata .* name="host" text="hostB"$'
 expect_count 5 run.text '^track T[0-9]+ input=(0|2) kind=thread pid="host(A|B)" tid="[a-zA-Z0-9_]+" process="host(A|B) memory"'
 "$PYTHON" "$SRC/check_align.py" run.text 0:1:14 2:3:12 >align.log || {
     cat align.log >&2

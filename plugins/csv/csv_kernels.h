@@ -1,0 +1,37 @@
+/* The kernels table: per kernel name, calls and durations, the launch configuration, and the
+ * duration-weighted means of blocks per SM and estimated achieved occupancy, as the kernel view
+ * of the PyTorch TensorBoard profiler plugin computes them (a kernel without the value counts
+ * as 0). Kernels are spans of category "kernel" (and MTIA's "mtia_ccp_events"). */
+#ifndef CSV_KERNELS_H
+#define CSV_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv_kineto.h"
+#include "csv_map.h"
+#include "csv_walk.h"
+
+typedef struct csv_kernel_row {
+    tconv_str name;
+    uint64_t calls;
+    int64_t total, min, max;
+    double blocks_weighted, occupancy_weighted; /* sums of value * duration */
+    int tensor_core;
+    /* The launch configuration with the most time (the first seen among equals), and how
+     * many distinct ones the kernel had. */
+    tconv_str grid, block;
+    int64_t regs, smem;
+    int has_regs, has_smem;
+    uint32_t configs;
+} csv_kernel_row;
+
+typedef struct csv_kernels csv_kernels;
+
+csv_kernels *csv_kernels_new(tconv_ctx *ctx, csv_kineto *k);
+void csv_kernels_free(csv_kernels *kt);
+void csv_kernels_end(csv_kernels *kt, const csv_span *s);
+/* Rows sorted by total time (descending), then name. */
+const csv_kernel_row *csv_kernels_rows(csv_kernels *kt, size_t *n);
+
+#endif

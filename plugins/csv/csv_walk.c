@@ -1,0 +1,69 @@
+/* The span walker. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_mem.h"
+#include "csv_walk.h"
+
+void csv_walk_init(csv_walk *w)
+{
+    memset(w, 0, sizeof *w);
+    w->track = UINT32_MAX;
+}
+
+void csv_walk_free(csv_walk *w)
+{
+    free(w->frames);
+    free(w->args);
+    memset(w, 0, sizeof *w);
+}
+
+csv_step csv_walk_event(csv_walk *w, const tconv_event *ev)
+{
+    if (ev->kind == TCONV_EV_METADATA) return CSV_WALK_META;
+    w->track_changed = ev->track != w->track;
+    if (w->track_changed) {
+        /* The ordering stage closes every span of a track before the next track starts. */
+        w->track = ev->track;
+        w->depth = 0;
+        w->nargs = 0;
+    }
+    if (ev->kind == TCONV_EV_BEGIN) {
+        CSV_GROW(w->frames, w->cap, w->depth + 1);
+        CSV_GROW(w->args, w->args_cap, w->nargs + ev->nargs);
+        csv_walk_frame *f = &w->frames[w->depth++];
+        f->name = ev->name;
+        f->cat = ev->cat;
+        f->flags = ev->flags;
+        f->ts = ev->ts;
+        f->children = 0;
+        f->id = ev->id;
+        f->seq = ev->seq;
+        f->args_at = w->nargs;
+        f->nargs = ev->nargs;
+        if (ev->nargs) memcpy(w->args + w->nargs, ev->args, ev->nargs * sizeof *ev->args);
+        w->nargs += ev->nargs;
+        return CSV_WALK_BEGIN;
+    }
+    if (ev->kind != TCONV_EV_END) return CSV_WALK_POINT;
+    if (!w->depth) return CSV_WALK_SKIP;
+    csv_walk_frame *f = &w->frames[--w->depth];
+    csv_span *s = &w->span;
+    s->track = ev->track;
+    s->input = ev->input;
+    s->flags = f->flags | ev->flags;
+    s->depth = w->depth;
+    s->name = f->name ? f->name : ev->name;
+    s->cat = f->cat ? f->cat : ev->cat;
+    s->ts = f->ts;
+    s->dur = ev->ts - f->ts;
+    s->self = s->dur - f->children;
+    s->id = f->id;
+    s->seq = f->seq;
+    /* The args stay in place until the next BEGIN overwrites them. */
+    s->args = f->nargs ? w->args + f->args_at : NULL;
+    s->nargs = f->nargs;
+    w->nargs = f->args_at;
+    if (w->depth) w->frames[w->depth - 1].children += s->dur;
+    return CSV_WALK_END;
+}

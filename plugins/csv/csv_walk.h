@@ -1,0 +1,60 @@
+/* The span walker: follows the ordered stream of a TCONV_WRITER_ORDERED writer (per track,
+ * time-ordered and nested, spans as BEGIN/END) and reports each span when it ends, with its
+ * duration, self time (duration minus its direct children's), depth and the BEGIN's args. */
+#ifndef CSV_WALK_H
+#define CSV_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tconv/tconv.h>
+
+typedef struct csv_span {
+    uint32_t track, input;
+    uint16_t flags;
+    uint32_t depth; /* 0: an outermost span of its track */
+    tconv_str name, cat;
+    int64_t ts, dur, self;
+    uint64_t id, seq;
+    const tconv_arg *args; /* valid until the next call */
+    uint32_t nargs;
+} csv_span;
+
+typedef enum csv_step {
+    CSV_WALK_BEGIN, /* a span opened at depth w->depth - 1 */
+    CSV_WALK_END,   /* a span closed: see span */
+    CSV_WALK_POINT, /* any other event, inside w->depth open spans */
+    CSV_WALK_META,  /* metadata (arrives before the tracks) */
+    CSV_WALK_SKIP   /* an END with nothing open (cannot happen after the ordering stage) */
+} csv_step;
+
+typedef struct csv_walk_frame {
+    tconv_str name, cat;
+    uint16_t flags;
+    int64_t ts, children;
+    uint64_t id, seq;
+    size_t args_at;
+    uint32_t nargs;
+} csv_walk_frame;
+
+typedef struct csv_walk {
+    uint32_t track;    /* the track being walked, UINT32_MAX before the first */
+    uint32_t depth;    /* open spans */
+    int track_changed; /* the last event started a new track */
+    csv_walk_frame *frames;
+    size_t cap;
+    tconv_arg *args; /* the open spans' args, stacked */
+    size_t nargs, args_cap;
+    csv_span span;
+} csv_walk;
+
+void csv_walk_init(csv_walk *w);
+void csv_walk_free(csv_walk *w);
+csv_step csv_walk_event(csv_walk *w, const tconv_event *ev);
+/* The open span at depth d (0 = outermost). */
+static inline const csv_walk_frame *csv_walk_frame_at(const csv_walk *w, uint32_t d)
+{
+    return &w->frames[d];
+}
+
+#endif

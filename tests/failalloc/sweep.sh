@@ -1,0 +1,62 @@
+# sweep.sh TCONV SHIM SRC: for a few small reader -> writer conversions, makes each allocation
+# of the run fail in turn (the failalloc shim) and requires every run to end cleanly: exit 1 with
+# a "tconv: error:" message, or exit 0 with exactly the output of a run without failure. Never a
+# signal or a hang, and a failed run leaves the old output file as it was and no temporary file.
+# Conversions with more allocations than MAX_RUNS are sampled at an even stride.
+set -euo pipefail
+TCONV=$1
+SHIM=$2
+SRC=$3
+MAX_RUNS=${FAILALLOC_MAX_RUNS:-400}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+unset TCONV_PLUGIN_PATH
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+total=0
+sweep() { # sweep READER WRITER INPUT
+    local reader=$1 writer=$2 in=$3 out=$TMP/out.txt
+    "$TCONV" -q -r "$reader" -w "$writer" -o "$TMP/want" "$in" || fail "$reader -> $writer fails"
+    rm -f "$TMP/count"
+    FAILALLOC_REPORT=$TMP/count LD_PRELOAD=$SHIM "$TCONV" -q -r "$reader" -w "$writer" -o "$out" \
+        "$in" || fail "$reader -> $writer fails under the shim"
+    local n
+    n=$(cat "$TMP/count")
+    [ "$n" -gt 0 ] || fail "the shim counted no allocation"
+    local step=$(((n + MAX_RUNS - 1) / MAX_RUNS)) failed=0 runs=0
+    for ((k = 1; k <= n; k += step)); do
+        echo keep >"$out"
+        set +e
+        FAILALLOC_N=$k LD_PRELOAD=$SHIM timeout 30 "$TCONV" -q -r "$reader" -w "$writer" -o "$out" \
+            "$in" >/dev/null 2>"$TMP/err"
+        local rc=$?
+        set -e
+        runs=$((runs + 1))
+        local what="$reader -> $writer, allocation $k of $n"
+        case $rc in
+        0) cmp -s "$TMP/want" "$out" || fail "$what: exit 0 with a different output" ;;
+        1)
+            failed=$((failed + 1))
+            grep -q '^tconv: error: ' "$TMP/err" || fail "$what: exit 1 without a message"
+            [ "$(cat "$out")" = keep ] || fail "$what: the old output was replaced"
+            ;;
+        *)
+            cat "$TMP/err" >&2
+            fail "$what: exit status $rc (a signal or a hang)"
+            ;;
+        esac
+        [ -z "$(ls -A "$TMP" | grep '\.tconv-')" ] || fail "$what: a temporary file is left"
+    done
+    echo "ok: $reader -> $writer: $n allocations, $runs runs, $failed clean errors"
+    total=$((total + runs))
+}
+
+sweep chrome text "$SRC/tests/fuzz/seeds/chrome/kineto.json"
+sweep chrome text-stacks "$SRC/tests/fuzz/seeds/chrome/object-all.json"
+sweep tfmem text-ordered "$SRC/tests/fuzz/seeds/tfmem/v1.json"
+sweep perf text-stacks "$SRC/plugins/perf/tests/data/fields.perf"
+sweep folded text "$SRC/plugins/folded/tests/golden/fractional.folded"
+echo "failalloc: $total runs passed"
