@@ -52,7 +52,7 @@ struct tconv_order {
     tconv_arena arena;
 };
 
-enum { ORDER_CHUNK_MIN = 32, ORDER_CHUNK_MAX = 8192 };
+enum { ORDER_CHUNK_MIN = 4, ORDER_CHUNK_MAX = 8192 };
 
 static order_list *order_list_get(tconv_order *o, uint32_t track)
 {

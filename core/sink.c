@@ -101,6 +101,16 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
                         e.track);
         return TCONV_FATAL;
     }
+    /* Times within 2^62 ns (146 years) of 0 keep every sum and difference of two times inside
+     * int64 in the stages; the in-tree readers already stay there, out-of-tree ones may not. */
+    const int64_t lim = (int64_t)1 << 62;
+    if (e.ts <= -lim || e.ts >= lim ||
+        (e.kind == TCONV_EV_COMPLETE && (e.dur < 0 ? e.dur <= -lim : e.dur >= lim - e.ts))) {
+        tconv_warning_add(ctx, "core.time-range",
+                          "an event at %lld ns (dur %lld) lies beyond 2^62 ns; skipped",
+                          (long long)e.ts, (long long)e.dur);
+        return TCONV_RECORD;
+    }
     e.seq = s->seq++;
     if (s->progress && (e.seq & (SINK_PROGRESS_EVERY - 1)) == 0)
         s->progress(s->progress_user, e.seq);
