@@ -129,6 +129,10 @@ uint64_t tconv_sink_events(const tconv_sink *s);
 /* Called every few thousand events, for a progress line. */
 void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user);
 
+/* Sort idx[n] in place by cmp(ctx, a, b), which must never call two indices equal. */
+typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);
+void tconv_idx_sort(uint32_t *idx, size_t n, tconv_idx_cmp cmp, const void *ctx);
+
 /* Per-track ordering stage. Buffers events; at flush emits them per track in (start, longer
  * first, input order), COMPLETE as BEGIN/END, nesting repaired with counted warnings. */
 typedef tconv_status (*tconv_emit_fn)(void *user, const tconv_event *ev);

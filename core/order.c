@@ -10,27 +10,49 @@
  *   - interleaves point events (instants, counters, flows, samples) by time: at equal times
  *     ends come first, then begins, then points, so a point at a span's start lies inside it.
  *
- * Memory is the point of the layout: a buffered event is one 40-byte record in its track's list
- * of chunks (no per-event pointer, no grouping pass), and only events that carry more than a
- * record holds (args, counter values, frames) keep a full copy beside it. Tracks are flushed one
- * at a time and their chunks freed as they are gathered, so the flush adds working arrays for
- * one track only. */
+ * Memory is the point of the layout. A buffered event is one 24-byte record in its track's list
+ * of chunks: no per-event pointer, the (name, category) pair interned to one id, the duration
+ * (or a flow's id) in 48 bits, the input sequence as an offset from its chunk's base. Only
+ * events that carry more than a record holds (args, counter values, frames, out-of-range
+ * numbers) keep a full copy beside it. Tracks are flushed one at a time: the track's chunks
+ * are gathered into one array (freed as they are copied) and ordered through a 4-byte index
+ * per event, so the flush adds about 8 bytes per event of the largest track. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* The `dur` slot holds a flow's id, so flows without args need no full copy. */
+/* rec.kind: the event kind in the low bits, the record's state above. */
+enum {
+    ORDER_K_KIND = 0x0f,
+    ORDER_K_FULL = 0x10, /* slot is an index into o->full, which holds the whole event */
+    /* ORDER_K_AUX means, on a BEGIN: never ended, closed at the track's last time; on a flow:
+     * slot indexes o->wide, the id being wider than the slot; on a counter: slot indexes
+     * o->values. */
+    ORDER_K_AUX = 0x20,
+    ORDER_K_DEAD = 0x40,   /* an END paired with its BEGIN, or dropped */
+    ORDER_K_ENDARGS = 0x80 /* a BEGIN whose END has a full copy (args to merge) */
+};
+
+#define ORDER_SLOT_MAX ((UINT64_C(1) << 48) - 1)
+
+/* slot: the duration, or a flow's id, or (ORDER_K_FULL) the full copy's index. */
 typedef struct __attribute__((packed, aligned(4))) order_rec {
     int64_t ts;
-    int64_t dur;
-    uint64_t seq;
-    tconv_str name, cat;
-    uint16_t kind, flags;
-    uint32_t full; /* index + 1 into o->full; 0 when the record is the whole event */
+    uint32_t slot_lo;
+    uint16_t slot_hi;
+    uint8_t kind;
+    uint8_t flags; /* TCONV_EVF_* that fit; a full copy keeps the rest */
+    uint32_t pair; /* (name, cat) */
+    uint32_t seq;  /* input sequence - its chunk's base */
 } order_rec;
+
+_Static_assert(sizeof(order_rec) == 24, "order_rec is meant to be 24 bytes");
+_Static_assert(TCONV_EV_KIND_MAX <= ORDER_K_KIND + 1, "event kinds must fit ORDER_K_KIND");
 
 typedef struct order_chunk {
     struct order_chunk *next;
+    uint64_t seq_base;
     uint32_t n, cap;
     order_rec rec[];
 } order_chunk;
@@ -41,6 +63,24 @@ typedef struct order_list {
     int64_t last; /* latest time of any event pushed on the track, buffered or not */
 } order_list;
 
+typedef struct order_pair {
+    tconv_str name, cat;
+} order_pair;
+
+/* Side values a record points to, in blocks, so growing never copies nor doubles. */
+enum { ORDER_POOL_SHIFT = 12, ORDER_POOL_BLOCK = 1 << ORDER_POOL_SHIFT };
+typedef struct order_pool {
+    unsigned char **blocks;
+    size_t nblocks, capblocks;
+    size_t n, elem;
+} order_pool;
+
+/* A counter's value, when nothing else about it needs a full copy. */
+typedef struct order_value {
+    tconv_str key, unit;
+    double value;
+} order_value;
+
 struct tconv_order {
     tconv_ctx *ctx;
     int keep_payload;
@@ -50,9 +90,89 @@ struct tconv_order {
     tconv_event *full;
     size_t nfull, capfull;
     tconv_arena arena;
+    order_pair *pairs; /* interned (name, cat); pair id = index */
+    size_t npairs, cappairs;
+    uint32_t *slots;   /* open addressing: pair id + 1, 0 = empty */
+    size_t nslots;     /* a power of two */
+    order_pool wide;   /* uint64_t: flow ids wider than a slot */
+    order_pool values; /* order_value */
 };
 
 enum { ORDER_CHUNK_MIN = 4, ORDER_CHUNK_MAX = 8192 };
+
+static uint64_t order_slot(const order_rec *r)
+{
+    return (uint64_t)r->slot_lo | (uint64_t)r->slot_hi << 32;
+}
+
+static void order_set_slot(order_rec *r, uint64_t v)
+{
+    r->slot_lo = (uint32_t)v;
+    r->slot_hi = (uint16_t)(v >> 32);
+}
+
+static void *order_pool_at(const order_pool *p, uint64_t i)
+{
+    return p->blocks[i >> ORDER_POOL_SHIFT] + (i & (ORDER_POOL_BLOCK - 1)) * p->elem;
+}
+
+/* Append one element; returns its index. */
+static uint64_t order_pool_add(tconv_order *o, order_pool *p, const void *v)
+{
+    if (p->n == p->nblocks * ORDER_POOL_BLOCK) {
+        TCONV_GROW(p->blocks, p->capblocks, p->nblocks + 1);
+        p->blocks[p->nblocks++] = tconv_xmalloc(ORDER_POOL_BLOCK * p->elem);
+        o->bytes += ORDER_POOL_BLOCK * p->elem;
+    }
+    memcpy(order_pool_at(p, p->n), v, p->elem);
+    return p->n++;
+}
+
+static void order_pool_free(order_pool *p)
+{
+    for (size_t b = 0; b < p->nblocks; b++)
+        free(p->blocks[b]);
+    free(p->blocks);
+}
+
+/* ---- (name, category) pairs ------------------------------------------------------------- */
+
+static size_t order_pair_hash(tconv_str name, tconv_str cat)
+{
+    uint64_t h = ((uint64_t)name << 32 | cat) * UINT64_C(0x9e3779b97f4a7c15);
+    return (size_t)(h >> 29);
+}
+
+static void order_pairs_rehash(tconv_order *o)
+{
+    size_t n = o->nslots ? o->nslots * 2 : 256;
+    uint32_t *slots = tconv_xcalloc(n, sizeof(*slots));
+    for (size_t p = 0; p < o->npairs; p++) {
+        size_t h = order_pair_hash(o->pairs[p].name, o->pairs[p].cat) & (n - 1);
+        while (slots[h])
+            h = (h + 1) & (n - 1);
+        slots[h] = (uint32_t)p + 1;
+    }
+    free(o->slots);
+    o->slots = slots;
+    o->nslots = n;
+}
+
+static uint32_t order_pair_get(tconv_order *o, tconv_str name, tconv_str cat)
+{
+    if (o->npairs * 2 >= o->nslots) order_pairs_rehash(o);
+    size_t h = order_pair_hash(name, cat) & (o->nslots - 1);
+    for (; o->slots[h]; h = (h + 1) & (o->nslots - 1)) {
+        const order_pair *p = &o->pairs[o->slots[h] - 1];
+        if (p->name == name && p->cat == cat) return o->slots[h] - 1;
+    }
+    TCONV_GROW(o->pairs, o->cappairs, o->npairs + 1);
+    o->pairs[o->npairs] = (order_pair){name, cat};
+    o->slots[h] = (uint32_t)++o->npairs;
+    return (uint32_t)o->npairs - 1;
+}
+
+/* ---- buffering --------------------------------------------------------------------------- */
 
 static order_list *order_list_get(tconv_order *o, uint32_t track)
 {
@@ -76,6 +196,8 @@ tconv_order *tconv_order_new(tconv_ctx *ctx, int keep_payload)
     tconv_order *o = tconv_xcalloc(1, sizeof(*o));
     o->ctx = ctx;
     o->keep_payload = keep_payload;
+    o->wide.elem = sizeof(uint64_t);
+    o->values.elem = sizeof(order_value);
     return o;
 }
 
@@ -96,19 +218,30 @@ void tconv_order_free(tconv_order *o)
         order_free_chunks(&o->lists[i]);
     free(o->lists);
     free(o->full);
+    free(o->pairs);
+    free(o->slots);
+    order_pool_free(&o->wide);
+    order_pool_free(&o->values);
     tconv_arena_free(&o->arena);
     free(o);
 }
 
 size_t tconv_order_bytes(const tconv_order *o)
 {
-    return o->bytes + o->capfull * sizeof(*o->full) + o->arena.total;
+    return o->bytes + o->capfull * sizeof(*o->full) + o->arena.total +
+           o->cappairs * sizeof(*o->pairs) + o->nslots * sizeof(*o->slots);
+}
+
+static int order_is_flow(unsigned kind)
+{
+    return kind == TCONV_EV_FLOW_START || kind == TCONV_EV_FLOW_STEP || kind == TCONV_EV_FLOW_END;
 }
 
 /* Does the event carry anything a record cannot hold? */
 static int order_needs_full(const tconv_event *ev, int keep_args)
 {
     if (keep_args && ev->nargs) return 1;
+    if (ev->flags > UINT8_MAX) return 1;
     switch (ev->kind) {
     case TCONV_EV_BEGIN:
     case TCONV_EV_END:
@@ -118,16 +251,60 @@ static int order_needs_full(const tconv_event *ev, int keep_args)
     case TCONV_EV_FLOW_START:
     case TCONV_EV_FLOW_STEP:
     case TCONV_EV_FLOW_END:
-        return ev->key || ev->unit || ev->text; /* id rides in dur */
+        return ev->key || ev->unit || ev->text; /* the id goes in the slot or o->wide */
+    case TCONV_EV_COUNTER:
+        return ev->id || ev->text || ev->nframes || ev->nvalues || ev->dur; /* o->values */
     default:
         return 1;
     }
-    return ev->id || ev->key || ev->unit || ev->text || ev->nframes || ev->nvalues;
+    return ev->id || ev->key || ev->unit || ev->text || ev->nframes || ev->nvalues || ev->dur < 0 ||
+           (uint64_t)ev->dur > ORDER_SLOT_MAX;
 }
 
-static int order_is_flow(unsigned kind)
+/* Give record r a full copy of ev (the fields a record holds are taken from the record). */
+static void order_make_full(tconv_order *o, order_rec *r, const tconv_event *ev, int keep_args)
 {
-    return kind == TCONV_EV_FLOW_START || kind == TCONV_EV_FLOW_STEP || kind == TCONV_EV_FLOW_END;
+    TCONV_GROW(o->full, o->capfull, o->nfull + 1);
+    tconv_event *e = &o->full[o->nfull];
+    *e = *ev;
+    if (!keep_args) e->nargs = 0;
+    if (!o->keep_payload) e->nframes = e->nvalues = 0;
+    e->args = tconv_arena_dup(&o->arena, ev->args, e->nargs * sizeof(*ev->args));
+    e->frames = tconv_arena_dup(&o->arena, ev->frames, e->nframes * sizeof(*ev->frames));
+    e->values = tconv_arena_dup(&o->arena, ev->values, e->nvalues * sizeof(*ev->values));
+    r->kind |= ORDER_K_FULL;
+    order_set_slot(r, o->nfull++);
+}
+
+static size_t order_chunk_size(uint32_t cap)
+{
+    return sizeof(order_chunk) + cap * sizeof(order_rec);
+}
+
+static order_chunk *order_chunk_new(tconv_order *o, order_list *l, uint64_t seq)
+{
+    /* Chunks grow with the track, so a few-event track costs little and a big one few
+     * allocations. Every chunk but the last is full, so that a record's position maps to its
+     * chunk by arithmetic (order_at): one closed early, because the input sequence got too far
+     * from its base, is padded with dead records. */
+    order_chunk *c = l->tail;
+    if (c) {
+        for (; c->n < c->cap; c->n++, l->n++)
+            c->rec[c->n] = (order_rec){.kind = ORDER_K_DEAD};
+    }
+    uint32_t cap = c ? (c->cap < ORDER_CHUNK_MAX ? c->cap * 2 : c->cap) : ORDER_CHUNK_MIN;
+    order_chunk *nc = tconv_xmalloc(order_chunk_size(cap));
+    nc->next = NULL;
+    nc->seq_base = seq;
+    nc->n = 0;
+    nc->cap = cap;
+    if (c)
+        c->next = nc;
+    else
+        l->head = nc;
+    l->tail = nc;
+    o->bytes += order_chunk_size(cap);
+    return nc;
 }
 
 tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
@@ -136,77 +313,167 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
     int64_t end = ev->kind == TCONV_EV_COMPLETE && ev->dur > 0 ? ev->ts + ev->dur : ev->ts;
     if (end > l->last) l->last = end;
     order_chunk *c = l->tail;
-    if (!c || c->n == c->cap) {
-        /* Chunks grow with the track, so a few-event track costs little and a big one few
-         * allocations. */
-        uint32_t cap = c ? (c->cap < ORDER_CHUNK_MAX ? c->cap * 2 : c->cap) : ORDER_CHUNK_MIN;
-        order_chunk *nc = tconv_xmalloc(sizeof(*nc) + cap * sizeof(order_rec));
-        nc->next = NULL;
-        nc->n = 0;
-        nc->cap = cap;
-        if (c)
-            c->next = nc;
-        else
-            l->head = nc;
-        l->tail = c = nc;
-        o->bytes += sizeof(*nc) + cap * sizeof(order_rec);
-    }
+    /* Events reach a track in input order, so a chunk's offsets only grow. */
+    if (!c || c->n == c->cap || ev->seq - c->seq_base > UINT32_MAX)
+        c = order_chunk_new(o, l, ev->seq);
     int keep_args = o->keep_payload && !tconv_ctx_ignores_args(o->ctx);
-    int full = o->keep_payload && order_needs_full(ev, keep_args);
     order_rec *r = &c->rec[c->n++];
     l->n++;
-    *r = (order_rec){ev->ts,    order_is_flow(ev->kind) && !full ? (int64_t)ev->id : ev->dur,
-                     ev->seq,   ev->name,
-                     ev->cat,   ev->kind,
-                     ev->flags, 0};
-    if (!full) return TCONV_OK;
-    TCONV_GROW(o->full, o->capfull, o->nfull + 1);
-    tconv_event *e = &o->full[o->nfull++];
-    *e = *ev;
-    if (!keep_args) e->nargs = 0;
-    e->args = tconv_arena_dup(&o->arena, ev->args, e->nargs * sizeof(*ev->args));
-    e->frames = tconv_arena_dup(&o->arena, ev->frames, ev->nframes * sizeof(*ev->frames));
-    e->values = tconv_arena_dup(&o->arena, ev->values, ev->nvalues * sizeof(*ev->values));
-    r->full = (uint32_t)o->nfull;
+    r->ts = ev->ts;
+    r->kind = (uint8_t)ev->kind;
+    r->flags = (uint8_t)ev->flags;
+    r->pair = order_pair_get(o, ev->name, ev->cat);
+    r->seq = (uint32_t)(ev->seq - c->seq_base);
+    if (order_needs_full(ev, keep_args)) {
+        order_make_full(o, r, ev, keep_args);
+    } else if (ev->kind == TCONV_EV_COUNTER) {
+        order_value v = {ev->key, ev->unit, ev->value};
+        r->kind |= ORDER_K_AUX;
+        order_set_slot(r, order_pool_add(o, &o->values, &v));
+    } else if (order_is_flow(ev->kind) && ev->id > ORDER_SLOT_MAX) {
+        r->kind |= ORDER_K_AUX;
+        order_set_slot(r, order_pool_add(o, &o->wide, &ev->id));
+    } else {
+        order_set_slot(r, order_is_flow(ev->kind) ? ev->id : (uint64_t)ev->dur);
+    }
     return TCONV_OK;
 }
 
 /* ---- flushing one track ----------------------------------------------------------------- */
 
-typedef struct order_span {
-    int64_t end;     /* after clipping */
-    uint32_t ev;     /* the BEGIN or COMPLETE record */
-    uint32_t end_ev; /* the END record, or UINT32_MAX */
-} order_span;
+/* A BEGIN whose END had a full copy: the END's args join the span's. */
+typedef struct order_endargs {
+    uint32_t begin, end_full;
+} order_endargs;
+
+/* An open span while emitting: its end after clipping. */
+typedef struct order_open {
+    int64_t end;
+    uint32_t rec;
+} order_open;
 
 typedef struct order_run {
     tconv_order *o;
     uint32_t track, input;
-    order_rec *rec; /* the track's records, time-ordered */
+    order_chunk **chunks; /* the track's chunks: record i is at order_at(r, i) */
+    uint32_t *pending;    /* per chunk: records not yet done with; 0 frees the chunk */
+    size_t nchunks;
+    order_endargs *endargs;
+    size_t nendargs;
     tconv_emit_fn emit;
     void *user;
-    const uint32_t *points;
-    size_t npoints, pi;
     tconv_status st;
 } order_run;
 
-/* The event a record stands for. */
+/* Chunk k holds ORDER_CHUNK_MIN << k records up to ORDER_CHUNK_MAX (all full but the last), so
+ * a record's position in its track maps to its chunk by arithmetic. */
+enum { ORDER_CHUNK_STEPS = 11, ORDER_GROWN = ORDER_CHUNK_MIN * ((1 << ORDER_CHUNK_STEPS) - 1) };
+_Static_assert(ORDER_CHUNK_MIN << ORDER_CHUNK_STEPS == ORDER_CHUNK_MAX, "chunk sizes");
+
+static size_t order_chunk_of(uint32_t i)
+{
+    if (i < ORDER_GROWN) return 31 - (size_t)__builtin_clz(i / ORDER_CHUNK_MIN + 1);
+    return ORDER_CHUNK_STEPS + (i - ORDER_GROWN) / ORDER_CHUNK_MAX;
+}
+
+static order_rec *order_at_chunk(const order_run *r, uint32_t i, const order_chunk **chunk)
+{
+    size_t k = order_chunk_of(i);
+    size_t off = i < ORDER_GROWN ? i - ORDER_CHUNK_MIN * ((1u << k) - 1)
+                                 : (i - ORDER_GROWN) % ORDER_CHUNK_MAX;
+    *chunk = r->chunks[k];
+    return &r->chunks[k]->rec[off];
+}
+
+static order_rec *order_at(const order_run *r, uint32_t i)
+{
+    const order_chunk *c;
+    return order_at_chunk(r, i, &c);
+}
+
+static unsigned order_kind(const order_rec *x)
+{
+    return x->kind & ORDER_K_KIND;
+}
+
+/* Record i is emitted for good (a span: its END): its chunk goes once all of its records are,
+ * so that the writer's own buffers grow into the memory the track gives back. */
+static void order_done(order_run *r, uint32_t i)
+{
+    size_t k = order_chunk_of(i);
+    if (--r->pending[k] == 0) {
+        r->o->bytes -= order_chunk_size(r->chunks[k]->cap);
+        free(r->chunks[k]);
+        r->chunks[k] = NULL;
+    }
+}
+
+static tconv_event *order_full(const order_run *r, const order_rec *x)
+{
+    return &r->o->full[order_slot(x)];
+}
+
+static int64_t order_dur(const order_run *r, const order_rec *x)
+{
+    return x->kind & ORDER_K_FULL ? order_full(r, x)->dur : (int64_t)order_slot(x);
+}
+
+static void order_set_dur(order_run *r, order_rec *x, int64_t dur)
+{
+    if (x->kind & ORDER_K_FULL) {
+        order_full(r, x)->dur = dur;
+    } else if (dur >= 0 && (uint64_t)dur <= ORDER_SLOT_MAX) {
+        order_set_slot(x, (uint64_t)dur);
+    } else {
+        tconv_event e = TCONV_EVENT_INIT;
+        e.dur = dur;
+        order_make_full(r->o, x, &e, 0);
+    }
+}
+
+/* Where a span ends, before any clipping. */
+static int64_t order_span_end(const order_run *r, const order_rec *x)
+{
+    int64_t d = order_dur(r, x);
+    return d > 0 ? x->ts + d : x->ts;
+}
+
+static uint64_t order_seq(const order_run *r, uint32_t i)
+{
+    const order_chunk *c;
+    const order_rec *x = order_at_chunk(r, i, &c);
+    return c->seq_base + x->seq;
+}
+
+/* The event record i stands for. */
 static tconv_event order_event(const order_run *r, uint32_t i)
 {
-    const order_rec *x = &r->rec[i];
+    const order_rec *x = order_at(r, i);
     tconv_event e = TCONV_EVENT_INIT;
-    if (x->full) e = r->o->full[x->full - 1];
-    e.kind = x->kind;
-    e.flags = x->flags;
+    if (x->kind & ORDER_K_FULL) {
+        e = *order_full(r, x);
+        e.flags = (uint16_t)((e.flags & ~0xffu) | x->flags);
+    } else {
+        e.flags = x->flags;
+        if (order_kind(x) == TCONV_EV_COUNTER) {
+            const order_value *v = order_pool_at(&r->o->values, order_slot(x));
+            e.key = v->key;
+            e.unit = v->unit;
+            e.value = v->value;
+        } else if (order_is_flow(order_kind(x))) {
+            e.id = x->kind & ORDER_K_AUX
+                       ? *(const uint64_t *)order_pool_at(&r->o->wide, order_slot(x))
+                       : order_slot(x);
+        } else {
+            e.dur = (int64_t)order_slot(x);
+        }
+    }
+    e.kind = (uint16_t)order_kind(x);
     e.track = r->track;
-    e.name = x->name;
-    e.cat = x->cat;
+    e.name = r->o->pairs[x->pair].name;
+    e.cat = r->o->pairs[x->pair].cat;
     e.ts = x->ts;
-    if (order_is_flow(x->kind) && !x->full)
-        e.id = (uint64_t)x->dur;
-    else
-        e.dur = x->dur;
-    e.seq = x->seq;
+    e.seq = order_seq(r, i);
     e.input = r->input;
     return e;
 }
@@ -219,95 +486,191 @@ static void order_emit(order_run *r, const tconv_event *e)
     r->st = st == TCONV_RECORD ? TCONV_OK : st;
 }
 
-/* qsort is not stable, so every comparison ends on the unique input sequence. */
-static int order_cmp_time(const void *a, const void *b)
+static void order_emit_begin(order_run *r, uint32_t i, int64_t end)
 {
-    const order_rec *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static const order_rec *order_sort_rec;
-
-static int order_cmp_span(const void *a, const void *b)
-{
-    const order_span *x = a, *y = b;
-    const order_rec *rx = &order_sort_rec[x->ev], *ry = &order_sort_rec[y->ev];
-    if (rx->ts != ry->ts) return rx->ts < ry->ts ? -1 : 1;
-    if (x->end != y->end) return x->end > y->end ? -1 : 1; /* longer first */
-    return rx->seq < ry->seq ? -1 : rx->seq > ry->seq;
-}
-
-/* Emit the point events before time t (strictly, or up to t when inclusive), in order. */
-static void order_points_before(order_run *r, int64_t t, int inclusive)
-{
-    while (r->st == TCONV_OK && r->pi < r->npoints) {
-        const order_rec *p = &r->rec[r->points[r->pi]];
-        if (p->ts > t || (p->ts == t && !inclusive)) break;
-        tconv_event e = order_event(r, r->points[r->pi]);
-        order_emit(r, &e);
-        r->pi++;
-    }
-}
-
-static void order_emit_begin(order_run *r, const order_span *s)
-{
-    tconv_event e = order_event(r, s->ev);
+    const order_rec *x = order_at(r, i);
+    tconv_event e = order_event(r, i);
     e.kind = TCONV_EV_BEGIN;
     /* A repaired span keeps its measured length in dur (the END carries the clipped end), so
-     * tables can report a kernel at its real duration; other BEGINs have dur 0. */
-    if (e.flags & TCONV_EVF_REPAIRED)
-        e.dur = (s->end_ev != UINT32_MAX                   ? r->rec[s->end_ev].ts
-                 : r->rec[s->ev].kind == TCONV_EV_COMPLETE ? r->rec[s->ev].ts + r->rec[s->ev].dur
-                                                           : s->end) -
-                r->rec[s->ev].ts;
-    else
+     * tables can report a kernel at its real duration; other BEGINs have dur 0. An unclosed
+     * span's length is where it was closed. */
+    if (!(e.flags & TCONV_EVF_REPAIRED))
         e.dur = 0;
-    if (s->end_ev != UINT32_MAX) {
+    else if (x->kind & ORDER_K_AUX)
+        e.dur = end - x->ts;
+    if (x->kind & ORDER_K_ENDARGS) {
         /* Chrome merges the END's args into the slice: keep both. */
-        tconv_event end = order_event(r, s->end_ev);
-        if (end.nargs) {
+        size_t lo = 0, hi = r->nendargs;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (r->endargs[mid].begin < i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const tconv_event *end_ev = &r->o->full[r->endargs[lo].end_full];
+        if (end_ev->nargs) {
             tconv_arg *args =
-                tconv_arena_alloc(&r->o->arena, (e.nargs + end.nargs) * sizeof(*args));
+                tconv_arena_alloc(&r->o->arena, (e.nargs + end_ev->nargs) * sizeof(*args));
             if (e.nargs) memcpy(args, e.args, e.nargs * sizeof(*args));
-            memcpy(args + e.nargs, end.args, end.nargs * sizeof(*args));
+            memcpy(args + e.nargs, end_ev->args, end_ev->nargs * sizeof(*args));
             e.args = args;
-            e.nargs += end.nargs;
+            e.nargs += end_ev->nargs;
         }
     }
     order_emit(r, &e);
 }
 
-static void order_emit_end(order_run *r, const order_span *s)
+static void order_emit_end(order_run *r, const order_open *s)
 {
-    const order_rec *src = &r->rec[s->ev];
+    const order_rec *x = order_at(r, s->rec);
     tconv_event e = TCONV_EVENT_INIT;
     e.kind = TCONV_EV_END;
-    e.flags = src->flags;
+    e.flags = x->flags;
     e.track = r->track;
-    e.name = src->name;
-    e.cat = src->cat;
-    e.id = src->full ? r->o->full[src->full - 1].id : 0; /* async spans pair by id */
+    e.name = r->o->pairs[x->pair].name;
+    e.cat = r->o->pairs[x->pair].cat;
+    e.id = x->kind & ORDER_K_FULL ? order_full(r, x)->id : 0; /* async spans pair by id */
     e.ts = s->end;
     e.input = r->input;
-    e.seq = src->seq;
+    e.seq = order_seq(r, s->rec);
     order_emit(r, &e);
+    order_done(r, s->rec);
 }
 
-/* Move a track's records into one array, freeing its chunks as they are copied. */
-static order_rec *order_gather(tconv_order *o, order_list *l)
+/* Every comparison ends on the record index (input order), so no two records compare equal. */
+static int order_cmp_time(const void *ctx, uint32_t i, uint32_t j)
 {
-    order_rec *rec = tconv_xmalloc((l->n ? l->n : 1) * sizeof(*rec));
-    size_t n = 0;
-    for (order_chunk *c = l->head, *next; c; c = next) {
-        next = c->next;
-        memcpy(rec + n, c->rec, c->n * sizeof(*rec));
-        n += c->n;
-        o->bytes -= sizeof(*c) + c->cap * sizeof(order_rec);
-        free(c);
+    const order_rec *x = order_at(ctx, i), *y = order_at(ctx, j);
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static int order_is_span(const order_rec *x)
+{
+    unsigned k = order_kind(x);
+    return k == TCONV_EV_BEGIN || k == TCONV_EV_COMPLETE;
+}
+
+/* Emission order: by start; at one time spans before points, longer spans first. */
+static int order_cmp_emit(const void *ctx, uint32_t i, uint32_t j)
+{
+    const order_run *r = ctx;
+    const order_rec *x = order_at(r, i), *y = order_at(r, j);
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    int sx = order_is_span(x), sy = order_is_span(y);
+    if (sx != sy) return sx ? -1 : 1;
+    if (sx) {
+        int64_t ex = order_span_end(r, x), ey = order_span_end(r, y);
+        if (ex != ey) return ex > ey ? -1 : 1;
     }
-    l->head = l->tail = NULL;
-    return rec;
+    return i < j ? -1 : i > j;
+}
+
+/* Sort unless already sorted: tracks usually arrive in time order. */
+static void order_sort(const order_run *r, uint32_t *idx, size_t n, tconv_idx_cmp cmp)
+{
+    for (size_t k = 1; k < n; k++)
+        if (cmp(r, idx[k - 1], idx[k]) > 0) {
+            tconv_idx_sort(idx, n, cmp, r);
+            return;
+        }
+}
+
+static int order_cmp_endargs(const void *a, const void *b)
+{
+    const order_endargs *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Pair BEGIN and END in time order: the BEGIN gets the span's length, the END is retired. */
+static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_t last)
+{
+    tconv_ctx *ctx = r->o->ctx;
+    uint32_t *open = NULL;
+    size_t nopen = 0, capopen = 0, capendargs = 0;
+    for (size_t k = 0; k < n; k++) {
+        order_rec *e = order_at(r, idx[k]);
+        unsigned kind = order_kind(e);
+        if (kind == TCONV_EV_BEGIN) {
+            TCONV_GROW(open, capopen, nopen + 1);
+            open[nopen++] = idx[k];
+        } else if (kind == TCONV_EV_END) {
+            e->kind |= ORDER_K_DEAD;
+            if (!nopen) {
+                tconv_warning_add(ctx, "order.end-without-begin",
+                                  "an end event at %lld ns on track %u has no open span; dropped",
+                                  (long long)e->ts, r->track);
+                continue;
+            }
+            uint32_t bi = open[--nopen];
+            order_rec *b = order_at(r, bi);
+            /* "B" unnamed, "E" named: the name holds */
+            order_pair bp = r->o->pairs[b->pair], ep = r->o->pairs[e->pair];
+            if ((!bp.name && ep.name) || (!bp.cat && ep.cat))
+                b->pair =
+                    order_pair_get(r->o, bp.name ? bp.name : ep.name, bp.cat ? bp.cat : ep.cat);
+            order_set_dur(r, b, e->ts - b->ts);
+            if (e->kind & ORDER_K_FULL) {
+                TCONV_GROW(r->endargs, capendargs, r->nendargs + 1);
+                r->endargs[r->nendargs++] = (order_endargs){bi, (uint32_t)order_slot(e)};
+                b->kind |= ORDER_K_ENDARGS;
+            }
+        }
+    }
+    while (nopen) {
+        order_rec *b = order_at(r, open[--nopen]);
+        tconv_warning_add(ctx, "order.unclosed-span",
+                          "span '%s' begun at %lld ns on track %u is never ended; closed at the "
+                          "track's last time",
+                          tconv_string_get(ctx, r->o->pairs[b->pair].name), (long long)b->ts,
+                          r->track);
+        b->flags |= TCONV_EVF_REPAIRED;
+        b->kind |= ORDER_K_AUX;
+        order_set_dur(r, b, last > b->ts ? last - b->ts : 0);
+    }
+    free(open);
+    if (r->nendargs > 1) qsort(r->endargs, r->nendargs, sizeof(*r->endargs), order_cmp_endargs);
+}
+
+/* Emit the track in order: ENDs when the next event starts at or after them. */
+static void order_emit_all(order_run *r, const uint32_t *idx, size_t n)
+{
+    tconv_ctx *ctx = r->o->ctx;
+    order_open *stack = NULL;
+    size_t depth = 0, capstack = 0;
+    for (size_t k = 0; k < n && r->st == TCONV_OK; k++) {
+        uint32_t i = idx[k];
+        order_rec *x = order_at(r, i);
+        int64_t start = x->ts;
+        while (depth && stack[depth - 1].end <= start && r->st == TCONV_OK)
+            order_emit_end(r, &stack[--depth]);
+        if (!order_is_span(x)) {
+            tconv_event e = order_event(r, i);
+            order_emit(r, &e);
+            order_done(r, i);
+            continue;
+        }
+        int64_t end = order_span_end(r, x);
+        if (depth && end > stack[depth - 1].end) {
+            const order_open *p = &stack[depth - 1];
+            tconv_warning_add(ctx, "order.child-outlives-parent",
+                              "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
+                              "clipped to the parent's end",
+                              tconv_string_get(ctx, r->o->pairs[x->pair].name), (long long)start,
+                              (long long)end,
+                              tconv_string_get(ctx, r->o->pairs[order_at(r, p->rec)->pair].name),
+                              (long long)p->end);
+            end = p->end;
+            x->flags |= TCONV_EVF_REPAIRED;
+        }
+        order_emit_begin(r, i, end);
+        TCONV_GROW(stack, capstack, depth + 1);
+        stack[depth++] = (order_open){end, i};
+    }
+    while (depth && r->st == TCONV_OK)
+        order_emit_end(r, &stack[--depth]);
+    free(stack);
 }
 
 static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn emit, void *user)
@@ -319,87 +682,47 @@ static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn em
         tconv_error_set(ctx, "track %u has more than 2^32 events; split the input", track);
         return TCONV_FATAL;
     }
-    order_rec *rec = order_gather(o, l);
+    order_run r = {.o = o,
+                   .track = track,
+                   .input = tconv_track_describe(ctx, track)->input,
+                   .emit = emit,
+                   .user = user,
+                   .st = TCONV_OK};
+    size_t capchunks = 0;
+    for (order_chunk *c = l->head; c; c = c->next) {
+        TCONV_GROW(r.chunks, capchunks, r.nchunks + 1);
+        r.chunks[r.nchunks++] = c;
+    }
+    r.pending = tconv_xmalloc((r.nchunks ? r.nchunks : 1) * sizeof(*r.pending));
+    for (size_t k = 0; k < r.nchunks; k++)
+        r.pending[k] = r.chunks[k]->n;
+    l->head = l->tail = NULL; /* the run owns the chunks now */
+
+    /* The records by time (fillers left out), then paired, then by emission order. */
+    uint32_t *idx = tconv_xmalloc((n ? n : 1) * sizeof(*idx));
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!(order_at(&r, (uint32_t)k)->kind & ORDER_K_DEAD)) idx[m++] = (uint32_t)k;
+    order_sort(&r, idx, m, order_cmp_time);
+    order_pair_spans(&r, idx, m, l->last);
+    size_t live = 0;
+    for (size_t k = 0; k < m; k++)
+        if (!(order_at(&r, idx[k])->kind & ORDER_K_DEAD)) idx[live++] = idx[k];
+    for (size_t k = 0; k < n; k++)
+        if (order_at(&r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(&r, (uint32_t)k);
+    order_sort(&r, idx, live, order_cmp_emit);
+    order_emit_all(&r, idx, live);
+
+    free(idx);
+    free(r.endargs);
+    for (size_t k = 0; k < r.nchunks; k++)
+        if (r.chunks[k]) {
+            o->bytes -= order_chunk_size(r.chunks[k]->cap);
+            free(r.chunks[k]);
+        }
+    free(r.chunks);
+    free(r.pending);
     l->n = 0;
-    qsort(rec, n, sizeof(*rec), order_cmp_time);
-
-    order_span *spans = tconv_xmalloc((n ? n : 1) * sizeof(*spans));
-    uint32_t *open = tconv_xmalloc((n ? n : 1) * sizeof(*open));
-    uint32_t *points = tconv_xmalloc((n ? n : 1) * sizeof(*points));
-    size_t nspans = 0, nopen = 0, npoints = 0;
-    int64_t last = l->last;
-
-    for (uint32_t k = 0; k < n; k++) {
-        order_rec *e = &rec[k];
-        if (e->kind == TCONV_EV_COMPLETE) {
-            spans[nspans++] = (order_span){e->ts + (e->dur > 0 ? e->dur : 0), k, UINT32_MAX};
-        } else if (e->kind == TCONV_EV_BEGIN) {
-            open[nopen++] = k;
-        } else if (e->kind == TCONV_EV_END) {
-            if (!nopen) {
-                tconv_warning_add(ctx, "order.end-without-begin",
-                                  "an end event at %lld ns on track %u has no open span; dropped",
-                                  (long long)e->ts, track);
-                continue;
-            }
-            order_rec *b = &rec[open[--nopen]];
-            if (!b->name) b->name = e->name; /* "B" unnamed, "E" named: the name holds */
-            if (!b->cat) b->cat = e->cat;
-            spans[nspans++] = (order_span){e->ts, open[nopen], k};
-        } else {
-            points[npoints++] = k;
-        }
-    }
-    while (nopen) {
-        order_rec *b = &rec[open[--nopen]];
-        tconv_warning_add(ctx, "order.unclosed-span",
-                          "span '%s' begun at %lld ns on track %u is never ended; closed at the "
-                          "track's last time",
-                          tconv_string_get(ctx, b->name), (long long)b->ts, track);
-        b->flags |= TCONV_EVF_REPAIRED;
-        spans[nspans++] = (order_span){last > b->ts ? last : b->ts, open[nopen], UINT32_MAX};
-    }
-    free(open);
-    order_sort_rec = rec;
-    qsort(spans, nspans, sizeof(*spans), order_cmp_span);
-
-    order_run r = {
-        o, track,   tconv_track_describe(ctx, track)->input, rec, emit, user, points, npoints,
-        0, TCONV_OK};
-    order_span **stack = tconv_xmalloc((nspans ? nspans : 1) * sizeof(*stack));
-    size_t depth = 0;
-    for (size_t k = 0; k < nspans && r.st == TCONV_OK; k++) {
-        order_span *s = &spans[k];
-        int64_t start = rec[s->ev].ts;
-        while (depth && stack[depth - 1]->end <= start) {
-            order_points_before(&r, stack[depth - 1]->end, 0);
-            order_emit_end(&r, stack[--depth]);
-        }
-        if (depth && s->end > stack[depth - 1]->end) {
-            const order_span *p = stack[depth - 1];
-            tconv_warning_add(ctx, "order.child-outlives-parent",
-                              "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
-                              "clipped to the parent's end",
-                              tconv_string_get(ctx, rec[s->ev].name), (long long)start,
-                              (long long)s->end, tconv_string_get(ctx, rec[p->ev].name),
-                              (long long)p->end);
-            s->end = p->end;
-            rec[s->ev].flags |= TCONV_EVF_REPAIRED;
-        }
-        order_points_before(&r, start, 0);
-        order_emit_begin(&r, s);
-        stack[depth++] = s;
-    }
-    while (depth && r.st == TCONV_OK) {
-        order_points_before(&r, stack[depth - 1]->end, 0);
-        order_emit_end(&r, stack[--depth]);
-    }
-    order_points_before(&r, INT64_MAX, 1);
-
-    free(stack);
-    free(spans);
-    free(points);
-    free(rec);
     return r.st;
 }
 

@@ -99,6 +99,151 @@ static void begin_end_pairing_and_repairs(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* Every emitted event, kept whole (names as ids), for the tests that check fields. */
+typedef struct kept {
+    tconv_event *ev;
+    size_t n, cap;
+} kept;
+
+static tconv_status keep_emit(void *user, const tconv_event *ev)
+{
+    kept *k = user;
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 64;
+        k->ev = realloc(k->ev, k->cap * sizeof(*k->ev));
+    }
+    k->ev[k->n] = *ev;
+    k->ev[k->n].args = NULL; /* not kept past the call */
+    k->n++;
+    return TCONV_OK;
+}
+
+static void order_keep(tconv_ctx *ctx, tconv_event *evs, size_t n, kept *k)
+{
+    tconv_order *o = tconv_order_new(ctx, 1);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tconv_order_add(o, &evs[i]), TCONV_OK);
+    memset(k, 0, sizeof(*k));
+    assert_int_equal(tconv_order_flush(o, keep_emit, k), TCONV_OK);
+    tconv_order_free(o);
+}
+
+/* What a record cannot hold inline must come back whole: 64-bit flow ids, counter values,
+ * durations beyond 48 bits (given, or made by pairing), flags, input sequence numbers far
+ * apart on one track. */
+static void fields_survive_buffering(void **state)
+{
+    (void)state;
+    tconv_ctx *ctx = tconv_ctx_new();
+    uint32_t t = T(ctx, "1");
+    const int64_t big = INT64_C(1) << 50;
+    tconv_event evs[] = {
+        mk(ctx, t, TCONV_EV_COMPLETE, 0, big, "long"),
+        mk(ctx, t, TCONV_EV_FLOW_START, 5, 0, "wide"),
+        mk(ctx, t, TCONV_EV_FLOW_END, 6, 0, "narrow"),
+        mk(ctx, t, TCONV_EV_COUNTER, 7, 0, "mem"),
+        mk(ctx, t, TCONV_EV_BEGIN, big + 10, 0, "b"),
+        mk(ctx, t, TCONV_EV_END, 2 * big + 10, 0, "b"),
+    };
+    evs[1].id = UINT64_MAX - 4;
+    evs[1].flags = TCONV_EVF_BIND_ENCLOSING;
+    evs[2].id = 77;
+    evs[3].value = 3.25;
+    evs[3].key = tconv_string_intern_cstr(ctx, "Total Allocated");
+    evs[3].unit = tconv_string_intern_cstr(ctx, "bytes");
+    evs[3].seq = (UINT64_C(1) << 33) + 5; /* far from its chunk's base */
+    evs[4].seq = (UINT64_C(1) << 34);
+    evs[5].seq = (UINT64_C(1) << 34) + 1;
+    kept k;
+    order_keep(ctx, evs, 6, &k);
+    assert_int_equal(k.n, 7);
+    static const int kinds[] = {TCONV_EV_BEGIN,   TCONV_EV_FLOW_START, TCONV_EV_FLOW_END,
+                                TCONV_EV_COUNTER, TCONV_EV_END,        TCONV_EV_BEGIN,
+                                TCONV_EV_END};
+    static const size_t from[] = {0, 1, 2, 3, 0, 4, 4};
+    for (size_t i = 0; i < 7; i++) {
+        assert_int_equal(k.ev[i].kind, kinds[i]);
+        assert_int_equal(k.ev[i].seq, evs[from[i]].seq);
+        assert_int_equal(k.ev[i].name, evs[from[i]].name);
+    }
+    assert_int_equal(k.ev[1].id, UINT64_MAX - 4);
+    assert_int_equal(k.ev[1].flags, TCONV_EVF_BIND_ENCLOSING);
+    assert_int_equal(k.ev[2].id, 77);
+    assert_true(k.ev[3].value == 3.25);
+    assert_int_equal(k.ev[3].key, evs[3].key);
+    assert_int_equal(k.ev[3].unit, evs[3].unit);
+    assert_int_equal(k.ev[4].ts, big);
+    assert_int_equal(k.ev[6].ts, 2 * big + 10);
+    assert_int_equal(tconv_warning_count(ctx, "order.child-outlives-parent"), 0);
+    free(k.ev);
+    tconv_ctx_free(ctx);
+}
+
+/* Enough shuffled points to fill several full-size chunks: they must come out in (time, input)
+ * order, each with its own sequence number and value. */
+static void many_shuffled_points_keep_input_order_at_ties(void **state)
+{
+    (void)state;
+    enum { N = 30000 };
+    tconv_ctx *ctx = tconv_ctx_new();
+    uint32_t t = T(ctx, "1");
+    tconv_event *evs = calloc(N, sizeof(*evs));
+    uint64_t s = 1;
+    for (size_t i = 0; i < N; i++) {
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        evs[i] = mk(ctx, t, TCONV_EV_COUNTER, (int64_t)(s >> 54), 0, "c"); /* 1024 times */
+        evs[i].value = (double)i;
+    }
+    kept k;
+    order_keep(ctx, evs, N, &k);
+    assert_int_equal(k.n, N);
+    for (size_t i = 0; i < N; i++) {
+        size_t in = (size_t)k.ev[i].value;
+        assert_int_equal(k.ev[i].seq, evs[in].seq);
+        assert_int_equal(k.ev[i].ts, evs[in].ts);
+        if (i) {
+            assert_true(k.ev[i - 1].ts <= k.ev[i].ts);
+            if (k.ev[i - 1].ts == k.ev[i].ts) assert_true(k.ev[i - 1].seq < k.ev[i].seq);
+        }
+    }
+    free(k.ev);
+    free(evs);
+    tconv_ctx_free(ctx);
+}
+
+/* Many shuffled, overlapping spans: the output is balanced, nested and time-ordered. */
+static void many_shuffled_spans_nest(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    tconv_ctx *ctx = tconv_ctx_new();
+    uint32_t t = T(ctx, "1");
+    tconv_event *evs = calloc(N, sizeof(*evs));
+    uint64_t s = 7;
+    for (size_t i = 0; i < N; i++) {
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        evs[i] = mk(ctx, t, TCONV_EV_COMPLETE, (int64_t)(s >> 50), (int64_t)(s >> 58), "x");
+    }
+    kept k;
+    order_keep(ctx, evs, N, &k);
+    assert_int_equal(k.n, 2 * N);
+    size_t depth = 0;
+    for (size_t i = 0; i < k.n; i++) {
+        if (i) assert_true(k.ev[i - 1].ts <= k.ev[i].ts);
+        if (k.ev[i].kind == TCONV_EV_BEGIN) {
+            depth++;
+        } else {
+            assert_int_equal(k.ev[i].kind, TCONV_EV_END);
+            assert_true(depth > 0);
+            depth--;
+        }
+    }
+    assert_int_equal(depth, 0);
+    free(k.ev);
+    free(evs);
+    tconv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +251,9 @@ int main(void)
         cmocka_unit_test(shuffled_input_is_sorted_per_track),
         cmocka_unit_test(child_outliving_parent_is_clipped),
         cmocka_unit_test(begin_end_pairing_and_repairs),
+        cmocka_unit_test(fields_survive_buffering),
+        cmocka_unit_test(many_shuffled_points_keep_input_order_at_ties),
+        cmocka_unit_test(many_shuffled_spans_nest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
