@@ -17,6 +17,7 @@
  * numbers) keep a full copy beside it. Tracks are flushed one at a time: the track's chunks
  * are gathered into one array (freed as they are copied) and ordered through a 4-byte index
  * per event, so the flush adds about 8 bytes per event of the largest track. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,26 +29,31 @@ enum {
     ORDER_K_FULL = 0x10, /* slot is an index into o->full, which holds the whole event */
     /* ORDER_K_AUX means, on a BEGIN: never ended, closed at the track's last time; on a flow:
      * slot indexes o->wide, the id being wider than the slot; on a counter: slot indexes
-     * o->values. */
+     * o->values, the value not being an integer of 48 bits. */
     ORDER_K_AUX = 0x20,
     ORDER_K_DEAD = 0x40,   /* an END paired with its BEGIN, or dropped */
     ORDER_K_ENDARGS = 0x80 /* a BEGIN whose END has a full copy (args to merge) */
 };
 
 #define ORDER_SLOT_MAX ((UINT64_C(1) << 48) - 1)
+#define ORDER_OFF_MAX ((INT64_C(1) << 47) - 1) /* a time's offset from its track's base */
+#define ORDER_OFF_FAR (-(INT64_C(1) << 47))    /* the time is in the full copy */
 
-/* slot: the duration, or a flow's id, or (ORDER_K_FULL) the full copy's index. */
-typedef struct __attribute__((packed, aligned(4))) order_rec {
-    int64_t ts;
+/* ts: the time's offset from the track's first time, in 48 bits (±39 hours);
+ * slot: the duration, a flow's id, a counter's integral value, or an index (ORDER_K_FULL,
+ * ORDER_K_AUX). */
+typedef struct __attribute__((packed, aligned(2))) order_rec {
+    uint32_t ts_lo;
+    uint16_t ts_hi;
     uint32_t slot_lo;
     uint16_t slot_hi;
     uint8_t kind;
-    uint8_t flags; /* TCONV_EVF_* that fit; a full copy keeps the rest */
-    uint32_t pair; /* (name, cat) */
-    uint32_t seq;  /* input sequence - its chunk's base */
+    uint8_t flags;  /* TCONV_EVF_* that fit; a full copy keeps the rest */
+    uint32_t names; /* (name, cat, key, unit) */
+    uint32_t seq;   /* input sequence - its chunk's base */
 } order_rec;
 
-_Static_assert(sizeof(order_rec) == 24, "order_rec is meant to be 24 bytes");
+_Static_assert(sizeof(order_rec) == 22, "order_rec is meant to be 22 bytes");
 _Static_assert(TCONV_EV_KIND_MAX <= ORDER_K_KIND + 1, "event kinds must fit ORDER_K_KIND");
 
 typedef struct order_chunk {
@@ -61,11 +67,13 @@ typedef struct order_list {
     order_chunk *head, *tail;
     size_t n;
     int64_t last; /* latest time of any event pushed on the track, buffered or not */
+    int64_t base; /* the time records are offsets from: the track's first */
 } order_list;
 
-typedef struct order_pair {
-    tconv_str name, cat;
-} order_pair;
+/* The strings of a record, interned together: spans and points repeat few combinations. */
+typedef struct order_names {
+    tconv_str name, cat, key, unit;
+} order_names;
 
 /* Side values a record points to, in blocks, so growing never copies nor doubles. */
 enum { ORDER_POOL_SHIFT = 12, ORDER_POOL_BLOCK = 1 << ORDER_POOL_SHIFT };
@@ -74,12 +82,6 @@ typedef struct order_pool {
     size_t nblocks, capblocks;
     size_t n, elem;
 } order_pool;
-
-/* A counter's value, when nothing else about it needs a full copy. */
-typedef struct order_value {
-    tconv_str key, unit;
-    double value;
-} order_value;
 
 struct tconv_order {
     tconv_ctx *ctx;
@@ -90,12 +92,12 @@ struct tconv_order {
     tconv_event *full;
     size_t nfull, capfull;
     tconv_arena arena;
-    order_pair *pairs; /* interned (name, cat); pair id = index */
-    size_t npairs, cappairs;
-    uint32_t *slots;   /* open addressing: pair id + 1, 0 = empty */
+    order_names *names; /* interned; id = index */
+    size_t nnames, capnames;
+    uint32_t *slots;   /* open addressing: names id + 1, 0 = empty */
     size_t nslots;     /* a power of two */
     order_pool wide;   /* uint64_t: flow ids wider than a slot */
-    order_pool values; /* order_value */
+    order_pool values; /* double: counter values that are not 48-bit integers */
 };
 
 enum { ORDER_CHUNK_MIN = 4, ORDER_CHUNK_MAX = 8192 };
@@ -135,20 +137,21 @@ static void order_pool_free(order_pool *p)
     free(p->blocks);
 }
 
-/* ---- (name, category) pairs ------------------------------------------------------------- */
+/* ---- interned names ------------------------------------------------------------------- */
 
-static size_t order_pair_hash(tconv_str name, tconv_str cat)
+static size_t order_names_hash(const order_names *n)
 {
-    uint64_t h = ((uint64_t)name << 32 | cat) * UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t h = ((uint64_t)n->name << 32 | n->cat) * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= ((uint64_t)n->key << 32 | n->unit) * UINT64_C(0xc2b2ae3d27d4eb4f);
     return (size_t)(h >> 29);
 }
 
-static void order_pairs_rehash(tconv_order *o)
+static void order_names_rehash(tconv_order *o)
 {
     size_t n = o->nslots ? o->nslots * 2 : 256;
     uint32_t *slots = tconv_xcalloc(n, sizeof(*slots));
-    for (size_t p = 0; p < o->npairs; p++) {
-        size_t h = order_pair_hash(o->pairs[p].name, o->pairs[p].cat) & (n - 1);
+    for (size_t p = 0; p < o->nnames; p++) {
+        size_t h = order_names_hash(&o->names[p]) & (n - 1);
         while (slots[h])
             h = (h + 1) & (n - 1);
         slots[h] = (uint32_t)p + 1;
@@ -158,18 +161,31 @@ static void order_pairs_rehash(tconv_order *o)
     o->nslots = n;
 }
 
-static uint32_t order_pair_get(tconv_order *o, tconv_str name, tconv_str cat)
+static uint32_t order_names_get(tconv_order *o, order_names key)
 {
-    if (o->npairs * 2 >= o->nslots) order_pairs_rehash(o);
-    size_t h = order_pair_hash(name, cat) & (o->nslots - 1);
+    if (o->nnames * 2 >= o->nslots) order_names_rehash(o);
+    size_t h = order_names_hash(&key) & (o->nslots - 1);
     for (; o->slots[h]; h = (h + 1) & (o->nslots - 1)) {
-        const order_pair *p = &o->pairs[o->slots[h] - 1];
-        if (p->name == name && p->cat == cat) return o->slots[h] - 1;
+        const order_names *p = &o->names[o->slots[h] - 1];
+        if (p->name == key.name && p->cat == key.cat && p->key == key.key && p->unit == key.unit)
+            return o->slots[h] - 1;
     }
-    TCONV_GROW(o->pairs, o->cappairs, o->npairs + 1);
-    o->pairs[o->npairs] = (order_pair){name, cat};
-    o->slots[h] = (uint32_t)++o->npairs;
-    return (uint32_t)o->npairs - 1;
+    TCONV_GROW(o->names, o->capnames, o->nnames + 1);
+    o->names[o->nnames] = key;
+    o->slots[h] = (uint32_t)++o->nnames;
+    return (uint32_t)o->nnames - 1;
+}
+
+static int64_t order_off(const order_rec *r)
+{
+    uint64_t u = (uint64_t)r->ts_lo | (uint64_t)r->ts_hi << 32;
+    return (int64_t)(r->ts_hi & 0x8000 ? u | ~UINT64_C(0) << 48 : u);
+}
+
+static void order_set_off(order_rec *r, int64_t off)
+{
+    r->ts_lo = (uint32_t)off;
+    r->ts_hi = (uint16_t)((uint64_t)off >> 32);
 }
 
 /* ---- buffering --------------------------------------------------------------------------- */
@@ -180,7 +196,7 @@ static order_list *order_list_get(tconv_order *o, uint32_t track)
         size_t n = o->nlists;
         TCONV_GROW(o->lists, o->nlists, (size_t)track + 1);
         for (size_t i = n; i < o->nlists; i++)
-            o->lists[i] = (order_list){NULL, NULL, 0, INT64_MIN};
+            o->lists[i] = (order_list){NULL, NULL, 0, INT64_MIN, 0};
     }
     return &o->lists[track];
 }
@@ -197,7 +213,7 @@ tconv_order *tconv_order_new(tconv_ctx *ctx, int keep_payload)
     o->ctx = ctx;
     o->keep_payload = keep_payload;
     o->wide.elem = sizeof(uint64_t);
-    o->values.elem = sizeof(order_value);
+    o->values.elem = sizeof(double);
     return o;
 }
 
@@ -218,7 +234,7 @@ void tconv_order_free(tconv_order *o)
         order_free_chunks(&o->lists[i]);
     free(o->lists);
     free(o->full);
-    free(o->pairs);
+    free(o->names);
     free(o->slots);
     order_pool_free(&o->wide);
     order_pool_free(&o->values);
@@ -229,7 +245,7 @@ void tconv_order_free(tconv_order *o)
 size_t tconv_order_bytes(const tconv_order *o)
 {
     return o->bytes + o->capfull * sizeof(*o->full) + o->arena.total +
-           o->cappairs * sizeof(*o->pairs) + o->nslots * sizeof(*o->slots);
+           o->capnames * sizeof(*o->names) + o->nslots * sizeof(*o->slots);
 }
 
 static int order_is_flow(unsigned kind)
@@ -253,7 +269,7 @@ static int order_needs_full(const tconv_event *ev, int keep_args)
     case TCONV_EV_FLOW_END:
         return ev->key || ev->unit || ev->text; /* the id goes in the slot or o->wide */
     case TCONV_EV_COUNTER:
-        return ev->id || ev->text || ev->nframes || ev->nvalues || ev->dur; /* o->values */
+        return ev->id || ev->text || ev->nframes || ev->nvalues || ev->dur;
     default:
         return 1;
     }
@@ -307,6 +323,21 @@ static order_chunk *order_chunk_new(tconv_order *o, order_list *l, uint64_t seq)
     return nc;
 }
 
+/* A counter value the slot can hold: an integer of 48 bits (not -0). */
+static int order_int48(double v, int64_t *out)
+{
+    if (!(v >= -(double)ORDER_OFF_MAX && v <= (double)ORDER_OFF_MAX)) return 0;
+    int64_t i = (int64_t)v;
+    if ((double)i != v || (i == 0 && signbit(v))) return 0;
+    *out = i;
+    return 1;
+}
+
+static int64_t order_sext48(uint64_t u)
+{
+    return (int64_t)(u & (UINT64_C(1) << 47) ? u | ~UINT64_C(0) << 48 : u);
+}
+
 tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
 {
     order_list *l = order_list_get(o, ev->track);
@@ -317,19 +348,26 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
     if (!c || c->n == c->cap || ev->seq - c->seq_base > UINT32_MAX)
         c = order_chunk_new(o, l, ev->seq);
     int keep_args = o->keep_payload && !tconv_ctx_ignores_args(o->ctx);
+    if (l->n == 0) l->base = ev->ts;
     order_rec *r = &c->rec[c->n++];
     l->n++;
-    r->ts = ev->ts;
     r->kind = (uint8_t)ev->kind;
     r->flags = (uint8_t)ev->flags;
-    r->pair = order_pair_get(o, ev->name, ev->cat);
+    int counter = ev->kind == TCONV_EV_COUNTER;
+    r->names = order_names_get(
+        o, (order_names){ev->name, ev->cat, counter ? ev->key : 0, counter ? ev->unit : 0});
     r->seq = (uint32_t)(ev->seq - c->seq_base);
-    if (order_needs_full(ev, keep_args)) {
+    int64_t off, ival;
+    int far = __builtin_sub_overflow(ev->ts, l->base, &off) || off < -ORDER_OFF_MAX ||
+              off > ORDER_OFF_MAX;
+    order_set_off(r, far ? ORDER_OFF_FAR : off);
+    if (far || order_needs_full(ev, keep_args)) {
         order_make_full(o, r, ev, keep_args);
-    } else if (ev->kind == TCONV_EV_COUNTER) {
-        order_value v = {ev->key, ev->unit, ev->value};
+    } else if (counter && order_int48(ev->value, &ival)) {
+        order_set_slot(r, (uint64_t)ival & ORDER_SLOT_MAX);
+    } else if (counter) {
         r->kind |= ORDER_K_AUX;
-        order_set_slot(r, order_pool_add(o, &o->values, &v));
+        order_set_slot(r, order_pool_add(o, &o->values, &ev->value));
     } else if (order_is_flow(ev->kind) && ev->id > ORDER_SLOT_MAX) {
         r->kind |= ORDER_K_AUX;
         order_set_slot(r, order_pool_add(o, &o->wide, &ev->id));
@@ -355,6 +393,7 @@ typedef struct order_open {
 typedef struct order_run {
     tconv_order *o;
     uint32_t track, input;
+    int64_t base;         /* the track's time base */
     order_chunk **chunks; /* the track's chunks: record i is at order_at(r, i) */
     uint32_t *pending;    /* per chunk: records not yet done with; 0 frees the chunk */
     size_t nchunks;
@@ -413,6 +452,17 @@ static tconv_event *order_full(const order_run *r, const order_rec *x)
     return &r->o->full[order_slot(x)];
 }
 
+static int64_t order_ts(const order_run *r, const order_rec *x)
+{
+    int64_t off = order_off(x);
+    return off == ORDER_OFF_FAR ? order_full(r, x)->ts : r->base + off;
+}
+
+static const order_names *order_names_of(const order_run *r, const order_rec *x)
+{
+    return &r->o->names[x->names];
+}
+
 static int64_t order_dur(const order_run *r, const order_rec *x)
 {
     return x->kind & ORDER_K_FULL ? order_full(r, x)->dur : (int64_t)order_slot(x);
@@ -435,7 +485,8 @@ static void order_set_dur(order_run *r, order_rec *x, int64_t dur)
 static int64_t order_span_end(const order_run *r, const order_rec *x)
 {
     int64_t d = order_dur(r, x);
-    return d > 0 ? x->ts + d : x->ts;
+    int64_t ts = order_ts(r, x);
+    return d > 0 ? ts + d : ts;
 }
 
 static uint64_t order_seq(const order_run *r, uint32_t i)
@@ -455,12 +506,11 @@ static tconv_event order_event(const order_run *r, uint32_t i)
         e.flags = (uint16_t)((e.flags & ~0xffu) | x->flags);
     } else {
         e.flags = x->flags;
-        if (order_kind(x) == TCONV_EV_COUNTER) {
-            const order_value *v = order_pool_at(&r->o->values, order_slot(x));
-            e.key = v->key;
-            e.unit = v->unit;
-            e.value = v->value;
-        } else if (order_is_flow(order_kind(x))) {
+        if (order_kind(x) == TCONV_EV_COUNTER)
+            e.value = x->kind & ORDER_K_AUX
+                          ? *(const double *)order_pool_at(&r->o->values, order_slot(x))
+                          : (double)order_sext48(order_slot(x));
+        else if (order_is_flow(order_kind(x))) {
             e.id = x->kind & ORDER_K_AUX
                        ? *(const uint64_t *)order_pool_at(&r->o->wide, order_slot(x))
                        : order_slot(x);
@@ -470,9 +520,14 @@ static tconv_event order_event(const order_run *r, uint32_t i)
     }
     e.kind = (uint16_t)order_kind(x);
     e.track = r->track;
-    e.name = r->o->pairs[x->pair].name;
-    e.cat = r->o->pairs[x->pair].cat;
-    e.ts = x->ts;
+    const order_names *nm = order_names_of(r, x);
+    e.name = nm->name;
+    e.cat = nm->cat;
+    if (order_kind(x) == TCONV_EV_COUNTER) {
+        e.key = nm->key;
+        e.unit = nm->unit;
+    }
+    e.ts = order_ts(r, x);
     e.seq = order_seq(r, i);
     e.input = r->input;
     return e;
@@ -497,7 +552,7 @@ static void order_emit_begin(order_run *r, uint32_t i, int64_t end)
     if (!(e.flags & TCONV_EVF_REPAIRED))
         e.dur = 0;
     else if (x->kind & ORDER_K_AUX)
-        e.dur = end - x->ts;
+        e.dur = end - order_ts(r, x);
     if (x->kind & ORDER_K_ENDARGS) {
         /* Chrome merges the END's args into the slice: keep both. */
         size_t lo = 0, hi = r->nendargs;
@@ -528,8 +583,8 @@ static void order_emit_end(order_run *r, const order_open *s)
     e.kind = TCONV_EV_END;
     e.flags = x->flags;
     e.track = r->track;
-    e.name = r->o->pairs[x->pair].name;
-    e.cat = r->o->pairs[x->pair].cat;
+    e.name = order_names_of(r, x)->name;
+    e.cat = order_names_of(r, x)->cat;
     e.id = x->kind & ORDER_K_FULL ? order_full(r, x)->id : 0; /* async spans pair by id */
     e.ts = s->end;
     e.input = r->input;
@@ -541,8 +596,9 @@ static void order_emit_end(order_run *r, const order_open *s)
 /* Every comparison ends on the record index (input order), so no two records compare equal. */
 static int order_cmp_time(const void *ctx, uint32_t i, uint32_t j)
 {
-    const order_rec *x = order_at(ctx, i), *y = order_at(ctx, j);
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    const order_run *r = ctx;
+    int64_t tx = order_ts(r, order_at(r, i)), ty = order_ts(r, order_at(r, j));
+    if (tx != ty) return tx < ty ? -1 : 1;
     return i < j ? -1 : i > j;
 }
 
@@ -557,7 +613,8 @@ static int order_cmp_emit(const void *ctx, uint32_t i, uint32_t j)
 {
     const order_run *r = ctx;
     const order_rec *x = order_at(r, i), *y = order_at(r, j);
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    int64_t tx = order_ts(r, x), ty = order_ts(r, y);
+    if (tx != ty) return tx < ty ? -1 : 1;
     int sx = order_is_span(x), sy = order_is_span(y);
     if (sx != sy) return sx ? -1 : 1;
     if (sx) {
@@ -600,17 +657,19 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
             if (!nopen) {
                 tconv_warning_add(ctx, "order.end-without-begin",
                                   "an end event at %lld ns on track %u has no open span; dropped",
-                                  (long long)e->ts, r->track);
+                                  (long long)order_ts(r, e), r->track);
                 continue;
             }
             uint32_t bi = open[--nopen];
             order_rec *b = order_at(r, bi);
             /* "B" unnamed, "E" named: the name holds */
-            order_pair bp = r->o->pairs[b->pair], ep = r->o->pairs[e->pair];
-            if ((!bp.name && ep.name) || (!bp.cat && ep.cat))
-                b->pair =
-                    order_pair_get(r->o, bp.name ? bp.name : ep.name, bp.cat ? bp.cat : ep.cat);
-            order_set_dur(r, b, e->ts - b->ts);
+            order_names bn = *order_names_of(r, b), en = *order_names_of(r, e);
+            if ((!bn.name && en.name) || (!bn.cat && en.cat)) {
+                if (!bn.name) bn.name = en.name;
+                if (!bn.cat) bn.cat = en.cat;
+                b->names = order_names_get(r->o, bn);
+            }
+            order_set_dur(r, b, order_ts(r, e) - order_ts(r, b));
             if (e->kind & ORDER_K_FULL) {
                 TCONV_GROW(r->endargs, capendargs, r->nendargs + 1);
                 r->endargs[r->nendargs++] = (order_endargs){bi, (uint32_t)order_slot(e)};
@@ -623,11 +682,12 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
         tconv_warning_add(ctx, "order.unclosed-span",
                           "span '%s' begun at %lld ns on track %u is never ended; closed at the "
                           "track's last time",
-                          tconv_string_get(ctx, r->o->pairs[b->pair].name), (long long)b->ts,
-                          r->track);
+                          tconv_string_get(ctx, order_names_of(r, b)->name),
+                          (long long)order_ts(r, b), r->track);
         b->flags |= TCONV_EVF_REPAIRED;
         b->kind |= ORDER_K_AUX;
-        order_set_dur(r, b, last > b->ts ? last - b->ts : 0);
+        int64_t bts = order_ts(r, b);
+        order_set_dur(r, b, last > bts ? last - bts : 0);
     }
     free(open);
     if (r->nendargs > 1) qsort(r->endargs, r->nendargs, sizeof(*r->endargs), order_cmp_endargs);
@@ -642,7 +702,7 @@ static void order_emit_all(order_run *r, const uint32_t *idx, size_t n)
     for (size_t k = 0; k < n && r->st == TCONV_OK; k++) {
         uint32_t i = idx[k];
         order_rec *x = order_at(r, i);
-        int64_t start = x->ts;
+        int64_t start = order_ts(r, x);
         while (depth && stack[depth - 1].end <= start && r->st == TCONV_OK)
             order_emit_end(r, &stack[--depth]);
         if (!order_is_span(x)) {
@@ -657,9 +717,9 @@ static void order_emit_all(order_run *r, const uint32_t *idx, size_t n)
             tconv_warning_add(ctx, "order.child-outlives-parent",
                               "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
                               "clipped to the parent's end",
-                              tconv_string_get(ctx, r->o->pairs[x->pair].name), (long long)start,
+                              tconv_string_get(ctx, order_names_of(r, x)->name), (long long)start,
                               (long long)end,
-                              tconv_string_get(ctx, r->o->pairs[order_at(r, p->rec)->pair].name),
+                              tconv_string_get(ctx, order_names_of(r, order_at(r, p->rec))->name),
                               (long long)p->end);
             end = p->end;
             x->flags |= TCONV_EVF_REPAIRED;
@@ -685,6 +745,7 @@ static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn em
     order_run r = {.o = o,
                    .track = track,
                    .input = tconv_track_describe(ctx, track)->input,
+                   .base = l->base,
                    .emit = emit,
                    .user = user,
                    .st = TCONV_OK};

@@ -179,6 +179,39 @@ static void fields_survive_buffering(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* Counter values come back exactly whether the record holds them (48-bit integers) or not;
+ * times far from the track's first one (beyond 48 bits of offset) come back too. */
+static void counter_values_and_far_times(void **state)
+{
+    (void)state;
+    tconv_ctx *ctx = tconv_ctx_new();
+    uint32_t t = T(ctx, "1");
+    static const double values[] = {
+        0.0,   -0.0,  1.5, -7.0, 140737488355327.0, 140737488355328.0, -140737488355327.0,
+        1e300, 4096.0};
+    enum { NV = sizeof(values) / sizeof(*values) };
+    const int64_t far = INT64_C(1) << 50;
+    tconv_event evs[NV + 2];
+    for (size_t i = 0; i < NV; i++) {
+        evs[i] = mk(ctx, t, TCONV_EV_COUNTER, (int64_t)i, 0, "mem");
+        evs[i].value = values[i];
+    }
+    evs[NV] = mk(ctx, t, TCONV_EV_COMPLETE, far, 10, "far");
+    evs[NV + 1] = mk(ctx, t, TCONV_EV_INSTANT, -far, 0, "before");
+    kept k;
+    order_keep(ctx, evs, NV + 2, &k);
+    assert_int_equal(k.n, NV + 3);
+    assert_int_equal(k.ev[0].ts, -far);
+    for (size_t i = 0; i < NV; i++) {
+        assert_int_equal(k.ev[i + 1].ts, (int64_t)i);
+        assert_memory_equal(&k.ev[i + 1].value, &values[i], sizeof(double)); /* -0 stays -0 */
+    }
+    assert_int_equal(k.ev[NV + 1].ts, far);
+    assert_int_equal(k.ev[NV + 2].ts, far + 10);
+    free(k.ev);
+    tconv_ctx_free(ctx);
+}
+
 /* Enough shuffled points to fill several full-size chunks: they must come out in (time, input)
  * order, each with its own sequence number and value. */
 static void many_shuffled_points_keep_input_order_at_ties(void **state)
@@ -252,6 +285,7 @@ int main(void)
         cmocka_unit_test(child_outliving_parent_is_clipped),
         cmocka_unit_test(begin_end_pairing_and_repairs),
         cmocka_unit_test(fields_survive_buffering),
+        cmocka_unit_test(counter_values_and_far_times),
         cmocka_unit_test(many_shuffled_points_keep_input_order_at_ties),
         cmocka_unit_test(many_shuffled_spans_nest),
     };
