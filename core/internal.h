@@ -143,6 +143,8 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev);
 void tconv_order_note_time(tconv_order *o, uint32_t track, int64_t t);
 tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user);
 void tconv_order_free(tconv_order *o);
+/* What the stage holds: events buffered, and their bytes with full copies and tables. */
+size_t tconv_order_events(const tconv_order *o);
 size_t tconv_order_bytes(const tconv_order *o);
 
 /* Stack stage: consumes the ordered stream, emits one SAMPLE per span with its self time. */

@@ -88,7 +88,8 @@ struct tconv_order {
     int keep_payload;
     order_list *lists;
     size_t nlists;
-    size_t bytes; /* of records and chunks, for -v and the benchmarks */
+    size_t bytes;   /* of records, chunks and pools, for -v */
+    size_t nevents; /* buffered */
     tconv_event *full;
     size_t nfull, capfull;
     tconv_arena arena;
@@ -242,6 +243,11 @@ void tconv_order_free(tconv_order *o)
     free(o);
 }
 
+size_t tconv_order_events(const tconv_order *o)
+{
+    return o->nevents;
+}
+
 size_t tconv_order_bytes(const tconv_order *o)
 {
     return o->bytes + o->capfull * sizeof(*o->full) + o->arena.total +
@@ -351,6 +357,7 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
     if (l->n == 0) l->base = ev->ts;
     order_rec *r = &c->rec[c->n++];
     l->n++;
+    o->nevents++;
     r->kind = (uint8_t)ev->kind;
     r->flags = (uint8_t)ev->flags;
     int counter = ev->kind == TCONV_EV_COUNTER;

@@ -1,6 +1,7 @@
 /* The sink: where readers push events. It normalises each event (struct size, sequence number,
  * input index), keeps the track table and trace bounds current, and routes the event to the
  * writer either directly or through the ordering and stack stages the writer asked for. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -159,6 +160,11 @@ tconv_status tconv_sink_finish(tconv_sink *s)
 {
     tconv_ctx *ctx = s->ctx;
     tconv_status st = TCONV_OK;
+    if (s->order && tconv_ctx_verbosity(ctx) > 0) {
+        size_t n = tconv_order_events(s->order), bytes = tconv_order_bytes(s->order);
+        fprintf(stderr, "tconv: ordering stage: %zu events buffered in %.1f MB (%.1f bytes each)\n",
+                n, (double)bytes / 1e6, n ? (double)bytes / (double)n : 0.0);
+    }
     if (s->mode == SINK_STACKS) {
         if (s->have_spans && s->have_samples) {
             tconv_warning_add(ctx, "core.mixed-samples",

@@ -4,7 +4,9 @@
 # Usage: otf2_bench.sh TCONV CORPUS_TRACE [SCRATCH_DIR]
 #   TCONV          a Release build's tconv (its plugins/ beside it)
 #   CORPUS_TRACE   e.g. ../shared/corpus/HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz
-# Prints, per input: uncompressed MB, events, seconds, MB/s, peak RSS and RSS bytes per event.
+# Prints, per input: uncompressed MB, JSON and OTF2 events, seconds (best of 3), MB/s, peak RSS and
+# RSS; then the growth of peak RSS per JSON event between a half-size and a full-size generated
+# trace (the bound to keep: under 40 bytes per event plus a fixed part).
 set -euo pipefail
 TCONV=$1
 CORPUS_TRACE=$2
@@ -42,20 +44,33 @@ generate() {
     }'
 }
 
-measure() { # measure NAME FILE
+measure() { # measure NAME FILE: the best time of three runs, the largest peak RSS
     local name=$1 file=$2 out=$SCRATCH/$1.otf2
-    rm -rf "$out"
-    local bytes events
+    local bytes events json secs=999999 rss=0
     bytes=$(gzip -dcf "$file" | wc -c)
-    /usr/bin/time -v "$TCONV" -q -r chrome -w otf2 -o "$out" "$file" 2>"$SCRATCH/$name.time"
+    json=$(gzip -dcf "$file" | grep -o '"ph" *:' | wc -l)
+    for _ in 1 2 3; do
+        rm -rf "$out"
+        /usr/bin/time -f "%e %M" -o "$SCRATCH/$name.time" "$TCONV" -q -r chrome -w otf2 -o "$out" "$file"
+        read -r s r <"$SCRATCH/$name.time"
+        secs=$(awk -v a="$s" -v b="$secs" 'BEGIN{print (a < b ? a : b)}')
+        [ "$r" -gt "$rss" ] && rss=$r
+    done
     events=$(otf2-print "$out/traces.otf2" | grep -c -E '^(ENTER|LEAVE|METRIC|MPI_SEND|MPI_RECV) ')
-    awk -v n="$name" -v b="$bytes" -v e="$events" '
-        /Elapsed \(wall clock\)/ { split($NF, p, ":"); s = p[1] * 60 + p[2] }
-        /Maximum resident set size/ { r = $NF }
-        END { printf "%-10s %8.1f MB %9d OTF2 events %6.2f s %7.1f MB/s peak RSS %7.1f MB (%.0f B/event)\n",
-                     n, b / 1e6, e, s, b / 1e6 / s, r / 1024, r * 1024 / e }' "$SCRATCH/$name.time"
+    LAST_JSON=$json LAST_RSS=$rss
+    awk -v n="$name" -v b="$bytes" -v e="$events" -v j="$json" -v s="$secs" -v r="$rss" '
+        BEGIN { printf "%-10s %7.1f MB %8d JSON events %8d OTF2 events %6.2f s %6.1f MB/s peak RSS %6.1f MB\n",
+                       n, b / 1e6, j, e, s, b / 1e6 / s, r / 1024 }'
 }
 
 measure corpus "$CORPUS_TRACE"
+# Bytes per event: the slope of peak RSS between the generated trace at half and full size, so
+# that fixed costs (program, libraries, OTF2's buffers) drop out.
+[ -f "$SCRATCH/half.json" ] || STEPS=$((${STEPS:-22000} / 2)) generate >"$SCRATCH/half.json"
+measure half "$SCRATCH/half.json"
+half_json=$LAST_JSON half_rss=$LAST_RSS
 [ -f "$SCRATCH/generated.json" ] || generate >"$SCRATCH/generated.json"
 measure generated "$SCRATCH/generated.json"
+awk -v j1="$half_json" -v r1="$half_rss" -v j2="$LAST_JSON" -v r2="$LAST_RSS" 'BEGIN {
+    printf "peak RSS grows by %.1f bytes per JSON event (fixed part %.1f MB)\n",
+           (r2 - r1) * 1024 / (j2 - j1), (r1 - (r2 - r1) * j1 / (j2 - j1)) / 1024 }'
