@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otf2_oom.h"
 #include "otf2_writer.h"
 
 enum { OTF2W_EVT_CHUNK = 1024 * 1024, OTF2W_DEF_CHUNK = 4 * 1024 * 1024 };
@@ -213,7 +214,7 @@ typedef struct otf2_defrefs {
 static OTF2_StringRef *otf2_refs_alloc(size_t n)
 {
     OTF2_StringRef *p = malloc((n ? n : 1) * sizeof(*p));
-    if (!p) abort();
+    if (!p) otf2_oom();
     return p;
 }
 
@@ -226,7 +227,7 @@ static OTF2_StringRef otf2_series_name(otf2_state *st, const otf2_series *s)
     if (!*key || strcmp(key, name) == 0) return otf2_strref(st, s->name);
     size_t n = strlen(name) + strlen(key) + 2;
     char *full = malloc(n);
-    if (!full) abort();
+    if (!full) otf2_oom();
     snprintf(full, n, "%s %s", name, key);
     OTF2_StringRef r = otf2_strref_cstr(st, full);
     free(full);
@@ -342,7 +343,7 @@ static tconv_status otf2_write_comm(otf2_state *st, OTF2_GlobalDefWriter *gw, co
               OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, r->mpi,
                                                  OTF2_PARADIGM_CLASS_PROCESS));
     uint64_t *members = malloc((st->nlocations ? st->nlocations : 1) * sizeof(*members));
-    if (!members) abort();
+    if (!members) otf2_oom();
     for (size_t i = 0; i < st->nlocations; i++)
         members[i] = i;
     OTF2_ErrorCode code = OTF2_GlobalDefWriter_WriteGroup(

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otf2_oom.h"
+
 typedef struct otf2_bytes {
     uint8_t *p;
     size_t len, cap;
@@ -23,7 +25,7 @@ static inline void otf2_bytes_reserve(otf2_bytes *b, size_t n)
     while (cap < b->len + n)
         cap = cap < (1u << 20) ? cap * 2 : cap + cap / 2;
     uint8_t *p = realloc(b->p, cap);
-    if (!p) abort();
+    if (!p) otf2_oom();
     b->p = p;
     b->cap = cap;
 }
@@ -36,7 +38,7 @@ static inline void otf2_grow(void **p, size_t *cap, size_t need, size_t size)
     while (n < need)
         n *= 2;
     void *q = realloc(*p, n * size);
-    if (!q) abort();
+    if (!q) otf2_oom();
     *p = q;
     *cap = n;
 }

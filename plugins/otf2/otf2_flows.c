@@ -7,6 +7,7 @@
  * time, which OTF2 allows. */
 #include <stdlib.h>
 
+#include "otf2_oom.h"
 #include "otf2_writer.h"
 
 static const otf2_flow *otf2_flows_sorting;
@@ -36,7 +37,7 @@ uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uin
     for (size_t i = 0; i < n; i++)
         links[i] = (otf2_link){OTF2W_NO_PEER, 0, OTF2W_NO_PEER, 0};
     uint32_t *perm = malloc((n ? n : 1) * sizeof(*perm));
-    if (!perm) abort();
+    if (!perm) otf2_oom();
     for (size_t i = 0; i < n; i++)
         perm[i] = (uint32_t)i;
     otf2_flows_sorting = flows;
@@ -89,7 +90,7 @@ void otf2_flows_pair(otf2_state *st)
 {
     uint64_t unmatched = 0;
     st->links = malloc((st->nflows ? st->nflows : 1) * sizeof(*st->links));
-    if (!st->links) abort();
+    if (!st->links) otf2_oom();
     st->nlinks = otf2_flows_link(st->flows, st->nflows, st->links, &unmatched);
     for (size_t i = 0; i < st->nflows; i++) {
         const otf2_link *l = &st->links[i];

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otf2_oom.h"
 #include "otf2_writer.h"
 
 static int otf2_loc_used(const otf2_loc *l)
@@ -30,7 +31,7 @@ static OTF2_LocationType otf2_loc_type(const tconv_track *t, const otf2_loc *l)
 static int64_t *otf2_layout_ranks(otf2_state *st)
 {
     int64_t *ranks = malloc((st->ninputs ? st->ninputs : 1) * sizeof(*ranks));
-    if (!ranks) abort();
+    if (!ranks) otf2_oom();
     int use_meta = 1;
     for (size_t i = 0; i < st->ninputs && use_meta; i++) {
         if (!st->inputs[i].has_rank) use_meta = 0;
@@ -104,7 +105,7 @@ static void otf2_layout_sort_groups(otf2_state *st, const int64_t *ranks)
     uint32_t *perm = malloc((st->ngroups ? st->ngroups : 1) * sizeof(*perm));
     uint32_t *pos = malloc((st->ngroups ? st->ngroups : 1) * sizeof(*pos));
     otf2_group *sorted = malloc((st->ngroups ? st->ngroups : 1) * sizeof(*sorted));
-    if (!perm || !pos || !sorted) abort();
+    if (!perm || !pos || !sorted) otf2_oom();
     for (size_t g = 0; g < st->ngroups; g++)
         perm[g] = (uint32_t)g;
     otf2_layout_sorting = st;
@@ -127,7 +128,7 @@ static void otf2_layout_sort_groups(otf2_state *st, const int64_t *ranks)
 static void otf2_layout_order_locations(otf2_state *st)
 {
     st->order = malloc((st->nlocations ? st->nlocations : 1) * sizeof(*st->order));
-    if (!st->order) abort();
+    if (!st->order) otf2_oom();
     size_t n = 0;
     for (size_t t = 0; t < st->nlocs_cap; t++)
         if (otf2_loc_used(&st->locs[t])) st->order[n++] = (uint32_t)t;
@@ -146,7 +147,7 @@ static void otf2_layout_group_types(otf2_state *st)
 {
     uint32_t *cpu = calloc(st->ngroups ? st->ngroups : 1, sizeof(*cpu));
     uint32_t *gpu = calloc(st->ngroups ? st->ngroups : 1, sizeof(*gpu));
-    if (!cpu || !gpu) abort();
+    if (!cpu || !gpu) otf2_oom();
     for (size_t i = 0; i < st->nlocations; i++) {
         const otf2_loc *l = &st->locs[st->order[i]];
         if (l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) gpu[l->group]++;
@@ -171,7 +172,7 @@ static char *otf2_printf(const char *fmt, const char *a, const char *b)
 {
     size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
     char *s = malloc(n);
-    if (!s) abort();
+    if (!s) otf2_oom();
     snprintf(s, n, fmt, a, b);
     return s;
 }
@@ -180,7 +181,7 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
 {
     tconv_ctx *ctx = st->ctx;
     tconv_str *names = malloc((st->ngroups ? st->ngroups : 1) * sizeof(*names));
-    if (!names) abort();
+    if (!names) otf2_oom();
     otf2_map count = {0};
     for (size_t g = 0; g < st->ngroups; g++) {
         const otf2_group *grp = &st->groups[g];
@@ -247,7 +248,7 @@ static void otf2_layout_system_tree(otf2_state *st)
     st->nnodes = 1;
     st->node_name_refs = malloc((st->ninputs + 1) * sizeof(*st->node_name_refs));
     st->node_class_refs = malloc((st->ninputs + 1) * sizeof(*st->node_class_refs));
-    if (!st->node_name_refs || !st->node_class_refs) abort();
+    if (!st->node_name_refs || !st->node_class_refs) otf2_oom();
     st->node_name_refs[0] = otf2_strref_cstr(st, "machine");
     st->node_class_refs[0] = otf2_strref_cstr(st, "machine");
     for (size_t i = 0; i < st->ninputs; i++) {

@@ -1,4 +1,5 @@
 #include "otf2_map.h"
+#include "otf2_oom.h"
 
 #include <stdlib.h>
 
@@ -32,7 +33,7 @@ void otf2_map_put(otf2_map *m, uint64_t a, uint64_t b, uint32_t v)
     if ((m->n + 1) * 2 > m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         otf2_map_slot *slots = calloc(cap, sizeof(*slots));
-        if (!slots) abort();
+        if (!slots) otf2_oom();
         for (size_t i = 0; i < m->cap; i++)
             if (m->slots[i].v)
                 otf2_map_insert(slots, cap, m->slots[i].a, m->slots[i].b, m->slots[i].v);

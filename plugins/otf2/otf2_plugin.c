@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otf2_oom.h"
 #include "otf2_writer.h"
 
 static const tconv_option_desc otf2_options[] = {
@@ -15,7 +16,7 @@ static tconv_status otf2_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
                               void **state)
 {
     otf2_state *st = calloc(1, sizeof(*st));
-    if (!st) abort();
+    if (!st) otf2_oom();
     st->ctx = ctx;
     st->out = out;
     st->opt_args = tconv_option_get_bool(opts, "args");
