@@ -44,8 +44,14 @@ void tconv_strtab_free(tconv_strtab *t);
 typedef struct tconv_tracktab {
     tconv_track *tracks;
     size_t n, cap;
-    uint32_t *slots;
+    uint32_t *slots; /* (input, pid, tid): id+1, 0 = empty */
     size_t nslots;
+    /* A process's tracks, found without a scan of all tracks: (input, pid) -> its first track,
+     * and each track -> the next one of its process (UINT32_MAX ends the list). */
+    uint32_t *proc_slots; /* id+1 of the first track, 0 = empty */
+    size_t nproc_slots, nprocs;
+    uint32_t *proc_next;
+    size_t proc_next_cap;
 } tconv_tracktab;
 void tconv_tracktab_free(tconv_tracktab *t);
 

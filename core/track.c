@@ -30,6 +30,64 @@ static void track_rehash(tconv_tracktab *t)
     t->nslots = ns;
 }
 
+static uint32_t track_proc_hash(uint32_t input, tconv_str pid)
+{
+    uint64_t h =
+        ((uint64_t)pid * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)input * 0x165667B19E3779F9ull);
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static void track_proc_rehash(tconv_tracktab *t)
+{
+    size_t ns = t->nproc_slots ? t->nproc_slots * 2 : 64;
+    uint32_t *slots = tconv_xcalloc(ns, sizeof(*slots));
+    for (size_t j = 0; j < t->nproc_slots; j++) {
+        uint32_t first = t->proc_slots[j];
+        if (!first) continue;
+        const tconv_track *k = &t->tracks[first - 1];
+        size_t i = track_proc_hash(k->input, k->pid) & (ns - 1);
+        while (slots[i])
+            i = (i + 1) & (ns - 1);
+        slots[i] = first;
+    }
+    free(t->proc_slots);
+    t->proc_slots = slots;
+    t->nproc_slots = ns;
+}
+
+/* The slot of (input, pid): its first track's id+1, or the empty slot where it would go. */
+static uint32_t *track_proc_slot(tconv_tracktab *t, uint32_t input, tconv_str pid)
+{
+    if (!t->nproc_slots) track_proc_rehash(t);
+    size_t mask = t->nproc_slots - 1;
+    size_t i = track_proc_hash(input, pid) & mask;
+    for (; t->proc_slots[i]; i = (i + 1) & mask) {
+        const tconv_track *k = &t->tracks[t->proc_slots[i] - 1];
+        if (k->pid == pid && k->input == input) break;
+    }
+    return &t->proc_slots[i];
+}
+
+/* Links the new track id into its process's list; returns the process's first track, or
+ * UINT32_MAX when id is the first. */
+static uint32_t track_proc_link(tconv_tracktab *t, uint32_t id)
+{
+    const tconv_track *k = &t->tracks[id];
+    TCONV_GROW(t->proc_next, t->proc_next_cap, (size_t)id + 1);
+    uint32_t *slot = track_proc_slot(t, k->input, k->pid);
+    if (*slot) {
+        /* After the first: the list's order does not matter, and this keeps linking O(1). */
+        uint32_t first = *slot - 1;
+        t->proc_next[id] = t->proc_next[first];
+        t->proc_next[first] = id;
+        return first;
+    }
+    *slot = id + 1;
+    t->proc_next[id] = UINT32_MAX;
+    if (++t->nprocs * 2 > t->nproc_slots) track_proc_rehash(t);
+    return UINT32_MAX;
+}
+
 static int track_parse_int(const char *s, int64_t *out)
 {
     if (!*s) return 0;
@@ -45,6 +103,8 @@ void tconv_tracktab_free(tconv_tracktab *t)
 {
     free(t->tracks);
     free(t->slots);
+    free(t->proc_slots);
+    free(t->proc_next);
     memset(t, 0, sizeof(*t));
 }
 
@@ -67,16 +127,13 @@ TCONV_API uint32_t tconv_track_get(tconv_ctx *ctx, tconv_str pid, tconv_str tid)
     k->input = input;
     k->has_pid_num = track_parse_int(tconv_string_get(ctx, pid), &k->pid_num);
     k->has_tid_num = track_parse_int(tconv_string_get(ctx, tid), &k->tid_num);
-    /* A process may be named before this thread of it shows up. */
-    for (size_t i = 0; i < t->n; i++) {
-        const tconv_track *o = &t->tracks[i];
-        if (o->input == input && o->pid == pid) {
-            k->process_name = o->process_name;
-            k->process_sort = o->process_sort;
-            break;
-        }
-    }
     uint32_t id = (uint32_t)t->n++;
+    /* A process may be named before this thread of it shows up; its tracks all share the name. */
+    uint32_t first = track_proc_link(t, id);
+    if (first != UINT32_MAX) {
+        k->process_name = t->tracks[first].process_name;
+        k->process_sort = t->tracks[first].process_sort;
+    }
     if (t->n * 2 > t->nslots) {
         track_rehash(t);
     } else {
@@ -132,9 +189,9 @@ void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev)
     } else if (strcmp(what, "process_name") == 0 || strcmp(what, "process_sort_index") == 0) {
         int is_name = what[8] == 'n';
         if (!is_name && !track_parse_int(tconv_string_get(ctx, ev->text), &num)) return;
-        for (size_t i = 0; i < t->n; i++) {
+        for (uint32_t i = *track_proc_slot(t, k->input, k->pid) - 1; i != UINT32_MAX;
+             i = t->proc_next[i]) {
             tconv_track *o = &t->tracks[i];
-            if (o->input != k->input || o->pid != k->pid) continue;
             if (is_name)
                 o->process_name = ev->text;
             else

@@ -90,13 +90,57 @@ static void metadata_names_tracks(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* Many processes, their threads interleaved and spread over two inputs: a process's metadata
+ * reaches all its threads (also those that come after it), and no other process's. */
+static void many_processes(void **state)
+{
+    (void)state;
+    tconv_ctx *ctx = tconv_ctx_new();
+    enum { NPROC = 3000 };
+    char pid[32], tid[32];
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = TCONV_EV_METADATA;
+    for (uint32_t input = 0; input < 2; input++) {
+        tconv_ctx_set_input(ctx, input);
+        for (int t = 0; t < 3; t++)
+            for (int p = 0; p < NPROC; p++) {
+                snprintf(pid, sizeof(pid), "%d", p);
+                snprintf(tid, sizeof(tid), "%d", t);
+                uint32_t id = tconv_track_get(ctx, S(ctx, pid), S(ctx, tid));
+                if (t != 1 || p % 2) continue;
+                ev.track = id;
+                ev.name = S(ctx, "process_name");
+                snprintf(tid, sizeof(tid), "proc %u.%d", input, p);
+                ev.text = S(ctx, tid);
+                tconv_track_apply_metadata(ctx, &ev);
+                ev.name = S(ctx, "process_sort_index");
+                snprintf(tid, sizeof(tid), "%d", p + 1);
+                ev.text = S(ctx, tid);
+                tconv_track_apply_metadata(ctx, &ev);
+            }
+    }
+    assert_int_equal(tconv_track_count(ctx), 2 * 3 * NPROC);
+    for (uint32_t id = 0; id < tconv_track_count(ctx); id++) {
+        const tconv_track *k = tconv_track_describe(ctx, id);
+        int p = (int)k->pid_num;
+        if (p % 2) {
+            assert_int_equal(k->process_name, 0);
+            assert_int_equal(k->process_sort, 0);
+            continue;
+        }
+        snprintf(tid, sizeof(tid), "proc %u.%d", k->input, p);
+        assert_string_equal(tconv_string_get(ctx, k->process_name), tid);
+        assert_int_equal(k->process_sort, p + 1);
+    }
+    tconv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keyed_by_pid_and_tid),
-        cmocka_unit_test(inputs_stay_apart),
-        cmocka_unit_test(many_tracks),
-        cmocka_unit_test(metadata_names_tracks),
+        cmocka_unit_test(keyed_by_pid_and_tid), cmocka_unit_test(inputs_stay_apart),
+        cmocka_unit_test(many_tracks),          cmocka_unit_test(metadata_names_tracks),
+        cmocka_unit_test(many_processes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
