@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "csv_buf.h"
+#include "csv_mem.h"
 
 void csv_buf_free(csv_buf *b)
 {
@@ -22,8 +23,7 @@ static void csv_buf_reserve(csv_buf *b, size_t extra)
     while (cap < b->len + extra)
         cap *= 2;
     char *p = realloc(b->p, cap);
-    /* Out of memory is not recoverable in a converter; the core's own allocator aborts too. */
-    if (!p) abort();
+    if (!p) csv_oom(cap);
     b->p = p;
     b->cap = cap;
 }

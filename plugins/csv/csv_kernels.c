@@ -6,6 +6,7 @@
 #include "csv_buf.h"
 #include "csv_kernels.h"
 #include "csv_mem.h"
+#include "csv_sat.h"
 
 typedef struct csv_kernel_config {
     uint32_t kernel;
@@ -78,7 +79,7 @@ void csv_kernels_end(csv_kernels *kt, const csv_span *s)
     }
     csv_kernel_row *r = &kt->rows[i];
     r->calls++;
-    r->total += s->dur;
+    r->total = csv_sat_add(r->total, s->dur);
     if (s->dur < r->min) r->min = s->dur;
     if (s->dur > r->max) r->max = s->dur;
     double v;
@@ -106,7 +107,7 @@ void csv_kernels_end(csv_kernels *kt, const csv_span *s)
         kt->configs[kt->nconfigs++] = c;
         r->configs++;
     }
-    kt->configs[ci].total += s->dur;
+    kt->configs[ci].total = csv_sat_add(kt->configs[ci].total, s->dur);
 }
 
 static const tconv_ctx *csv_kernels_sort_ctx;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "csv_map.h"
+#include "csv_mem.h"
 
 static uint64_t csv_map_hash(uint64_t a, uint32_t b)
 {
@@ -47,7 +48,7 @@ static void csv_map_grow(csv_map *m)
 {
     size_t n = m->nslots ? m->nslots * 2 : 64;
     csv_map_slot *slots = malloc(n * sizeof *slots);
-    if (!slots) abort();
+    if (!slots) csv_oom(n * sizeof *slots);
     for (size_t i = 0; i < n; i++)
         slots[i].value = CSV_MAP_NONE;
     for (size_t i = 0; i < m->nslots; i++)

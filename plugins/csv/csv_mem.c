@@ -10,7 +10,7 @@ void csv_grow(void **p, size_t *cap, size_t need, size_t elem)
     while (n < need)
         n *= 2;
     void *q = realloc(*p, n * elem);
-    if (!q) abort();
+    if (!q) csv_oom(n * elem);
     *p = q;
     *cap = n;
 }
@@ -18,6 +18,6 @@ void csv_grow(void **p, size_t *cap, size_t need, size_t elem)
 void *csv_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
-    if (!p) abort();
+    if (!p) csv_oom(n * size);
     return p;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "csv_mem.h"
+#include "csv_sat.h"
 #include "csv_ops.h"
 
 enum { CSV_OPS_KIND_NONE = 0, CSV_OPS_KIND_TREE, CSV_OPS_KIND_RUNTIME, CSV_OPS_KIND_DEVICE };
@@ -117,8 +118,8 @@ static uint32_t csv_ops_agg(csv_op_row **rows, size_t *n, size_t *cap, csv_map *
 static void csv_ops_count(csv_op_row *r, int64_t dur, int64_t self)
 {
     r->calls++;
-    r->total += dur;
-    r->self += self;
+    r->total = csv_sat_add(r->total, dur);
+    r->self = csv_sat_add(r->self, self);
     if (dur < r->min) r->min = dur;
     if (dur > r->max) r->max = dur;
 }
@@ -306,7 +307,7 @@ void csv_ops_end(csv_ops *o, const csv_span *s)
                 CSV_GROW(o->dev, o->dev_cap, o->ndev + 1);
                 o->dev[o->ndev++] = 0;
             }
-            o->dev[i] += s->dur;
+            o->dev[i] = csv_sat_add(o->dev[i], s->dur);
         }
         break;
     default:
@@ -330,9 +331,12 @@ void csv_ops_finish(csv_ops *o)
         int64_t t = o->dev[d];
         /* A correlation id names one launch: its device time counts once. */
         o->dev[d] = 0;
-        if (l->self) o->py[o->links[l->chain].agg].dev_self += t;
+        if (l->self) {
+            csv_op_row *r = &o->py[o->links[l->chain].agg];
+            r->dev_self = csv_sat_add(r->dev_self, t);
+        }
         for (uint32_t c = l->chain; c; c = o->links[c].parent)
-            o->py[o->links[c].agg].dev_total += t;
+            o->py[o->links[c].agg].dev_total = csv_sat_add(o->py[o->links[c].agg].dev_total, t);
     }
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "csv_mem.h"
+#include "csv_sat.h"
 #include "csv_stacks.h"
 
 static const tconv_sample_type csv_span_types[2] = {{"samples", "count"}, {"wall", "nanoseconds"}};
@@ -46,7 +47,7 @@ static uint32_t csv_trie_child(csv_trie *t, uint32_t parent, tconv_str frame)
         tconv_str *f = realloc(t->frame, cap * sizeof *f);
         uint64_t *h = realloc(t->hits, cap * sizeof *h);
         int64_t *v = realloc(t->values, cap * nv * sizeof *v);
-        if (!f || !h || !v) abort();
+        if (!f || !h || !v) csv_oom(cap * nv * sizeof *v);
         t->frame = f;
         t->hits = h;
         t->values = v;
@@ -65,7 +66,7 @@ static void csv_trie_add(csv_trie *t, uint32_t node, const int64_t *values, size
     t->hits[node]++;
     size_t nv = t->nvalues ? t->nvalues : 1;
     for (size_t i = 0; i < n && i < t->nvalues; i++)
-        t->values[node * nv + i] += values[i];
+        t->values[node * nv + i] = csv_sat_add(t->values[node * nv + i], values[i]);
 }
 
 void csv_stacks_init(csv_stacks *s, tconv_ctx *ctx)

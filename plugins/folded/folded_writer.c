@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded_oom.h"
 #include "folded_stacks.h"
 #include "folded_value.h"
 
@@ -42,7 +43,7 @@ static void *folded_writer_grow(void *p, size_t *cap, size_t need, size_t size, 
     while (c < need)
         c *= 2;
     char *q = realloc(p, c * size);
-    if (!q) abort(); /* a converter cannot go on without memory */
+    if (!q) folded_oom(c * size);
     if (zero) memset(q + *cap * size, 0, (c - *cap) * size);
     *cap = c;
     return q;
@@ -52,7 +53,7 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
                                        void **state)
 {
     folded_writer *w = calloc(1, sizeof(*w));
-    if (!w) abort();
+    if (!w) folded_oom(sizeof(*w));
     w->ctx = ctx;
     w->out = out;
     const char *root = tconv_option_get_string(o, "root");
@@ -284,7 +285,7 @@ static tconv_status folded_writer_finish(void *state)
         return TCONV_FATAL;
     }
     uint32_t *idx = malloc((n + 1) * sizeof(*idx)), *tmp = malloc((n + 1) * sizeof(*tmp));
-    if (!idx || !tmp) abort();
+    if (!idx || !tmp) folded_oom((n + 1) * sizeof(*idx));
     for (size_t i = 0; i < n; i++)
         idx[i] = (uint32_t)i;
     folded_writer_sort(w, idx, tmp, n);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "csv_mem.h"
+#include "csv_sat.h"
 #include "summary.h"
 
 static summary_track *summary_track_of(summary *s, uint32_t track)
@@ -22,7 +23,7 @@ static void summary_category(summary *s, const csv_span *span)
         s->cats[s->ncats++] = (summary_cat){.cat = span->cat};
     }
     s->cats[i].spans++;
-    s->cats[i].self += span->self;
+    s->cats[i].self = csv_sat_add(s->cats[i].self, span->self);
 }
 
 void summary_collect(summary *s, const tconv_event *ev)
@@ -40,7 +41,7 @@ void summary_collect(summary *s, const tconv_event *ev)
         s->kinds[TCONV_EV_COMPLETE]++;
         summary_track *t = summary_track_of(s, span->track);
         t->events++;
-        if (span->depth == 0) t->busy += span->dur;
+        if (span->depth == 0) t->busy = csv_sat_add(t->busy, span->dur);
         summary_category(s, span);
         csv_ops_end(s->ops, span);
         csv_kernels_end(s->kernels, span);

@@ -7,6 +7,7 @@
 
 const char *summary_dur(int64_t ns, char *out, size_t cap)
 {
+    if (ns < -INT64_MAX) ns = -INT64_MAX; /* INT64_MIN, a saturated total, has no opposite */
     int64_t a = ns < 0 ? -ns : ns;
     if (a < 1000) {
         snprintf(out, cap, "%" PRId64 " ns", ns);

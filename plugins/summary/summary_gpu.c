@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "csv_mem.h"
+#include "csv_sat.h"
 #include "summary_gpu.h"
 
 void summary_gpu_init(summary_gpu *g, tconv_ctx *ctx, csv_kineto *k)
@@ -44,16 +45,16 @@ void summary_gpu_span(summary_gpu *g, const csv_span *span)
     switch (role) {
     case CSV_ROLE_KERNEL:
         d->nkernels++;
-        d->kernel_time += span->dur;
+        d->kernel_time = csv_sat_add(d->kernel_time, span->dur);
         summary_ranges_add(&d->kernels, span->ts, span->ts + span->dur);
         break;
     case CSV_ROLE_MEMCPY:
         d->nmemcpy++;
-        d->memcpy_time += span->dur;
+        d->memcpy_time = csv_sat_add(d->memcpy_time, span->dur);
         break;
     default:
         d->nmemset++;
-        d->memset_time += span->dur;
+        d->memset_time = csv_sat_add(d->memset_time, span->dur);
         break;
     }
 }

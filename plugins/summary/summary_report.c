@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv_mem.h"
+#include "csv_sat.h"
 #include "summary.h"
 #include "summary_fmt.h"
 
@@ -163,7 +164,7 @@ static void summary_ops(summary *s)
     if (!n) return;
     int64_t self_sum = 0;
     for (size_t i = 0; i < n; i++)
-        self_sum += rows[i].self;
+        self_sum = csv_sat_add(self_sum, rows[i].self);
     int py = used == CSV_OPS_PYTORCH;
     const char *what =
         py ? "PyTorch operators, host time; device self: kernels they launched" : "spans by name";
@@ -199,7 +200,7 @@ static void summary_categories(summary *s)
     qsort(s->cats, s->ncats, sizeof *s->cats, summary_cat_cmp);
     int64_t sum = 0;
     for (size_t i = 0; i < s->ncats; i++)
-        sum += s->cats[i].self;
+        sum = csv_sat_add(sum, s->cats[i].self);
     csv_buf_cstr(b, "\nTime by category (self time of spans, all tracks)\n");
     csv_buf_printf(b, "  %12s %7s %9s  %s\n", "self", "%", "spans", "category");
     for (size_t i = 0; i < s->ncats; i++) {
@@ -251,7 +252,7 @@ static void summary_gpus(summary *s, int64_t span)
     if (!n) return;
     int64_t sum = 0;
     for (size_t i = 0; i < n; i++)
-        sum += k[i].total;
+        sum = csv_sat_add(sum, k[i].total);
     csv_buf_printf(b, "\nTop %zu kernels by total time\n", s->top);
     csv_buf_printf(b, "  %12s %7s %9s %12s  %s\n", "total", "%", "calls", "mean", "name");
     for (size_t i = 0; i < n && i < s->top; i++) {
@@ -290,7 +291,7 @@ static void summary_advice(summary *s, int64_t span)
     size_t header = b->len;
     for (size_t i = 0; i < s->gpu.n; i++) {
         const summary_device *d = &s->gpu.dev[i];
-        if (!d->nkernels || span <= 0 || d->busy * 2 >= span) continue;
+        if (!d->nkernels || span <= 0 || d->busy >= span - span / 2) continue;
         csv_buf_cstr(b, "  - ");
         summary_device_label(s, d);
         csv_buf_printf(b,
@@ -301,13 +302,13 @@ static void summary_advice(summary *s, int64_t span)
     }
     const summary_steps *st = &s->steps;
     if (st->nsteps && st->avg_total > 0) {
-        if (st->avg[SUMMARY_DATALOADER] * 10 > st->avg_total)
+        if (st->avg[SUMMARY_DATALOADER] > st->avg_total / 10)
             csv_buf_printf(b,
                            "  - Data loading takes %s of the step time (over 10%%): use more "
                            "DataLoader workers (num_workers), pin_memory and prefetching.\n",
                            summary_pct((double)st->avg[SUMMARY_DATALOADER], (double)st->avg_total,
                                        c, sizeof c));
-        if (st->avg[SUMMARY_COMM] * 5 > st->avg_total)
+        if (st->avg[SUMMARY_COMM] > st->avg_total / 5)
             csv_buf_printf(
                 b,
                 "  - Communication takes %s of the step time (over 20%%): overlap it "
@@ -372,7 +373,7 @@ static void summary_samples(summary *s)
         snprintf(tname, sizeof tname, "value %zu", v + 1);
     int64_t sum = 0;
     for (size_t r = 0; r < set.nrows; r++)
-        sum += t->values[set.rows[r] * nv + v];
+        sum = csv_sat_add(sum, t->values[set.rows[r] * nv + v]);
     csv_buf_printf(b, "\nStack samples: %" PRIu64 " samples, %zu distinct stacks, %s %" PRId64 "\n",
                    s->kinds[TCONV_EV_SAMPLE], set.nrows, tname, sum);
     csv_buf_printf(b, "\nTop %zu stacks by %s\n", s->top, tname);
@@ -403,8 +404,8 @@ static void summary_samples(summary *s)
                 CSV_GROW(f, cap, nf + 1);
                 f[nf++] = (summary_frame){.name = t->frame[x], .stamp = SIZE_MAX};
             }
-            if (x == node) f[i].self += val;
-            if (f[i].stamp != r) f[i].total += val;
+            if (x == node) f[i].self = csv_sat_add(f[i].self, val);
+            if (f[i].stamp != r) f[i].total = csv_sat_add(f[i].total, val);
             f[i].stamp = r;
         }
     }

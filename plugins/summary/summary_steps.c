@@ -140,6 +140,22 @@ static int summary_step_cmp(const void *pa, const void *pb)
     return (a->start > b->start) - (a->start < b->start);
 }
 
+/* The mean of n durations (each within int64, none negative), rounded down as their sum over n
+ * would be, without their sum, which may not fit: quotients and remainders are summed apart. */
+typedef struct summary_mean {
+    int64_t q, r, n;
+} summary_mean;
+
+static void summary_mean_add(summary_mean *m, int64_t x)
+{
+    m->q += x / m->n;
+    m->r += x % m->n;
+    if (m->r >= m->n) {
+        m->q++;
+        m->r -= m->n;
+    }
+}
+
 void summary_steps_finish(summary_steps *s)
 {
     summary_ranges *st = &s->steps;
@@ -153,7 +169,9 @@ void summary_steps_finish(summary_steps *s)
     for (size_t i = 0; i < st->n; i++)
         summary_ranges_add(&slots, st->r[i].start, st->r[i].end);
     summary_ranges_merge(&slots);
-    int64_t sums[SUMMARY_NROLES] = {0};
+    summary_mean sums[SUMMARY_NROLES];
+    for (int role = 0; role < SUMMARY_NROLES; role++)
+        sums[role] = (summary_mean){.n = (int64_t)st->n};
     for (int role = 0; role < SUMMARY_NROLES; role++) {
         if (role < SUMMARY_OTHER) {
             summary_ranges_merge(&s->roles[role]);
@@ -163,7 +181,8 @@ void summary_steps_finish(summary_steps *s)
         }
         /* Per step, then averaged, as the overview shows it. */
         for (size_t i = 0; i < st->n; i++)
-            sums[role] += summary_ranges_overlap(&cost, st->r[i].start, st->r[i].end);
+            summary_mean_add(&sums[role],
+                             summary_ranges_overlap(&cost, st->r[i].start, st->r[i].end));
         summary_ranges_subtract(&slots, &cost, &rest);
         summary_range *tmp = slots.r;
         size_t tcap = slots.cap;
@@ -172,12 +191,12 @@ void summary_steps_finish(summary_steps *s)
         rest.cap = tcap;
         rest.n = 0;
     }
-    int64_t total = 0;
+    summary_mean total = {.n = (int64_t)st->n};
     for (size_t i = 0; i < st->n; i++)
-        total += st->r[i].end - st->r[i].start;
+        summary_mean_add(&total, st->r[i].end - st->r[i].start);
     for (int role = 0; role < SUMMARY_NROLES; role++)
-        s->avg[role] = sums[role] / (int64_t)st->n;
-    s->avg_total = total / (int64_t)st->n;
+        s->avg[role] = sums[role].q;
+    s->avg_total = total.q;
     summary_ranges_free(&slots);
     summary_ranges_free(&cost);
     summary_ranges_free(&rest);

@@ -17,12 +17,16 @@ fail() {
 }
 
 total=0
-sweep() { # sweep READER WRITER INPUT
+sweep() { # sweep READER WRITER INPUT [WRITER_OPTION...]
     local reader=$1 writer=$2 in=$3 out=$TMP/out.txt
-    "$TCONV" -q -r "$reader" -w "$writer" -o "$TMP/want" "$in" || fail "$reader -> $writer fails"
+    shift 3
+    local wopts=()
+    for o in "$@"; do wopts+=(-W "$o"); done
+    "$TCONV" -q -r "$reader" -w "$writer" "${wopts[@]}" -o "$TMP/want" "$in" ||
+        fail "$reader -> $writer $* fails"
     rm -f "$TMP/count"
-    FAILALLOC_REPORT=$TMP/count LD_PRELOAD=$SHIM "$TCONV" -q -r "$reader" -w "$writer" -o "$out" \
-        "$in" || fail "$reader -> $writer fails under the shim"
+    FAILALLOC_REPORT=$TMP/count LD_PRELOAD=$SHIM "$TCONV" -q -r "$reader" -w "$writer" \
+        "${wopts[@]}" -o "$out" "$in" || fail "$reader -> $writer $* fails under the shim"
     local n
     n=$(cat "$TMP/count")
     [ "$n" -gt 0 ] || fail "the shim counted no allocation"
@@ -30,12 +34,12 @@ sweep() { # sweep READER WRITER INPUT
     for ((k = 1; k <= n; k += step)); do
         echo keep >"$out"
         set +e
-        FAILALLOC_N=$k LD_PRELOAD=$SHIM timeout 30 "$TCONV" -q -r "$reader" -w "$writer" -o "$out" \
-            "$in" >/dev/null 2>"$TMP/err"
+        FAILALLOC_N=$k LD_PRELOAD=$SHIM timeout 30 "$TCONV" -q -r "$reader" -w "$writer" \
+            "${wopts[@]}" -o "$out" "$in" >/dev/null 2>"$TMP/err"
         local rc=$?
         set -e
         runs=$((runs + 1))
-        local what="$reader -> $writer, allocation $k of $n"
+        local what="$reader -> $writer${*:+ $*}, allocation $k of $n"
         case $rc in
         0) cmp -s "$TMP/want" "$out" || fail "$what: exit 0 with a different output" ;;
         1)
@@ -50,7 +54,7 @@ sweep() { # sweep READER WRITER INPUT
         esac
         [ -z "$(ls -A "$TMP" | grep '\.tconv-')" ] || fail "$what: a temporary file is left"
     done
-    echo "ok: $reader -> $writer: $n allocations, $runs runs, $failed clean errors"
+    echo "ok: $reader -> $writer${*:+ $*}: $n allocations, $runs runs, $failed clean errors"
     total=$((total + runs))
 }
 
@@ -59,4 +63,15 @@ sweep chrome text-stacks "$SRC/tests/fuzz/seeds/chrome/object-all.json"
 sweep tfmem text-ordered "$SRC/tests/fuzz/seeds/tfmem/v1.json"
 sweep perf text-stacks "$SRC/plugins/perf/tests/data/fields.perf"
 sweep folded text "$SRC/plugins/folded/tests/golden/fractional.folded"
+# The writers that aggregate (folded, csv, summary) keep tables that grow with the input.
+kineto=$SRC/plugins/csv/tests/data/kineto_small.json
+sweep chrome folded "$kineto"
+sweep chrome folded "$kineto" value=gpu
+sweep perf folded "$SRC/plugins/perf/tests/data/fields.perf"
+sweep folded folded "$SRC/plugins/folded/tests/golden/fractional.folded"
+for table in events ops kernels stacks memory counters; do
+    sweep chrome csv "$kineto" table=$table
+done
+sweep chrome summary "$kineto"
+sweep perf summary "$SRC/plugins/perf/tests/data/fields.perf"
 echo "failalloc: $total runs passed"

@@ -40,9 +40,12 @@ expect_err 'tconv: error: ts.json:1: '
 awk 'BEGIN { printf "["; for (i = 0; i < 5; i++)
     printf "%s{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":-4611686018427387,\"dur\":4611686018427387,\"name\":\"a\"}", i ? "," : "", i
     print "]" }' >long.json
-for w in pprof folded otf2; do
+for w in pprof folded otf2 summary; do
     rm -rf long.out
     expect 0 64 10 "$TCONV" -r chrome -w $w -o long.out long.json
+done
+for table in ops stacks; do
+    expect 0 64 10 "$TCONV" -r chrome -w csv -W table=$table -o long.out long.json
 done
 
 # perf: eleven digits of seconds are clamped to 2^62 - 1 ns (no way to skip a time field).
