@@ -1,14 +1,24 @@
 /* The input layer: a file or stdin, gzip recognised by its magic bytes (not its name) and
- * inflated as a stream, so a reader sees the same bytes either way and memory stays flat. */
+ * inflated as a stream, so a reader sees the same bytes either way and memory stays flat. A gzip
+ * input is inflated on a read-ahead thread (core/readahead.c) while the reader parses, unless
+ * TCONV_INFLATE_THREAD=0 or the thread cannot be started; the bytes, errors and their positions
+ * are the same either way. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "internal.h"
 
-enum { INPUT_RAW_CAP = 256 * 1024, INPUT_BUF_CAP = 512 * 1024, INPUT_PEEK = 4096 };
+enum {
+    INPUT_RAW_CAP = 256 * 1024,
+    INPUT_BUF_CAP = 512 * 1024,
+    INPUT_PEEK = 4096,
+    INPUT_SLOT_CAP = 256 * 1024 /* one read-ahead buffer */
+};
 
 /* No line-oriented format has lines anywhere near this (a 100 000-frame folded stack is about
  * 5 MB); a file that does is not text, and holding it would only cost memory. */
@@ -18,23 +28,42 @@ struct tconv_input {
     tconv_ctx *ctx;
     char *name;
     int fd;
+    int regular; /* a regular file: reading it never blocks for long */
     uint32_t index;
-    int gz, zinit, raw_eof, eof, failed;
+    int gz, eof, failed;
+    unsigned char *buf; /* what the reader sees: buf[pos .. len) */
+    size_t pos, len;
+    uint64_t offset, line;
+    char *lbuf;
+    size_t lcap;
+
+    /* The producing side: on the read-ahead thread while it runs, else on the reader's. */
+    int zinit, raw_eof;
     z_stream zs;
     unsigned char *raw;
     size_t raw_pos, raw_len;
-    unsigned char *buf;
-    size_t pos, len;
-    uint64_t offset, raw_total, line;
+    uint64_t raw_total;
     uint64_t produced, limit; /* decompressed bytes so far; the cap (0: none) */
-    char *lbuf;
-    size_t lcap;
+    char why[320];            /* what went wrong, until the reading side reports it */
+    int why_errno;
+    atomic_uint_least64_t raw_seen; /* raw_total, for progress lines on the reader's side */
+
+    tconv_readahead *ra;      /* NULL: inflate in line */
+    const unsigned char *cur; /* the read-ahead buffer being read: cur[cur_pos .. cur_len) */
+    size_t cur_pos, cur_len;
 };
 
-static int input_fail(tconv_input *in, const char *what)
+/* Producing side: describe a failure; the reading side reports it (input_raise). */
+static int input_stop(tconv_input *in, const char *what)
+{
+    snprintf(in->why, sizeof(in->why), "%s", what);
+    return -1;
+}
+
+static int input_raise(tconv_input *in)
 {
     in->failed = 1;
-    tconv_error_set(in->ctx, "%s: %s", in->name, what);
+    tconv_error_set(in->ctx, "%s: %s", in->name, in->why);
     return -1;
 }
 
@@ -48,34 +77,96 @@ static int input_bomb(tconv_input *in)
                  "decompresses to more than %llu bytes, the limit; raise it with "
                  "--max-input-bytes",
                  (unsigned long long)in->limit);
-        return input_fail(in, msg) < 0;
+        return input_stop(in, msg) < 0;
     }
     if (in->produced > (256ull << 20) && in->produced / 1000 > in->raw_total) {
         snprintf(msg, sizeof(msg),
                  "expands more than 1000:1 (%llu compressed bytes gave %llu): a gzip bomb, "
                  "not a trace",
                  (unsigned long long)in->raw_total, (unsigned long long)in->produced);
-        return input_fail(in, msg) < 0;
+        return input_stop(in, msg) < 0;
     }
     return 0;
 }
 
 /* Read more compressed (or plain) bytes into raw[]; 0 at end of file. */
-static ssize_t input_read_raw(tconv_input *in)
+static ssize_t input_read_raw(tconv_input *in, tconv_readahead *ra)
 {
     if (in->raw_pos < in->raw_len)
         memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
     in->raw_len -= in->raw_pos;
     in->raw_pos = 0;
+    /* A pipe may stay silent for ever: wait for it where the consumer can end the wait. */
+    if (ra && tconv_readahead_wait(ra) < 0) return input_stop(in, "reading stopped");
     for (;;) {
         ssize_t n = read(in->fd, in->raw + in->raw_len, INPUT_RAW_CAP - in->raw_len);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return input_fail(in, strerror(errno));
+        if (n < 0) {
+            in->why_errno = errno;
+            return input_stop(in, strerror(errno));
+        }
         if (n == 0) in->raw_eof = 1;
         in->raw_len += (size_t)n;
         in->raw_total += (uint64_t)n;
+        atomic_store_explicit(&in->raw_seen, in->raw_total, memory_order_relaxed);
         return n;
     }
+}
+
+/* Inflate into dst[0 .. cap): the bytes written (at least one), 0 at the clean end of the last
+ * member, -1 on a failure (in->why). The read-ahead thread's producer, or called in line. */
+static ssize_t input_inflate(void *user, tconv_readahead *ra, unsigned char *dst, size_t cap)
+{
+    tconv_input *in = user;
+    for (;;) {
+        if (in->raw_pos == in->raw_len) {
+            if (in->raw_eof) {
+                if (in->zinit == 2) return 0; /* ended cleanly on a member boundary */
+                return input_stop(in, "unexpected end of gzip data (the file is truncated)");
+            }
+            if (input_read_raw(in, ra) < 0) return -1;
+            continue;
+        }
+        if (in->zinit == 2) { /* another gzip member follows: inflate it too, like gzip -d */
+            if (inflateReset(&in->zs) != Z_OK) return input_stop(in, "zlib reset failed");
+            in->zinit = 1;
+        }
+        in->zs.next_in = in->raw + in->raw_pos;
+        in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
+        in->zs.next_out = dst;
+        in->zs.avail_out = (uInt)cap;
+        int rc = inflate(&in->zs, Z_NO_FLUSH);
+        in->raw_pos = in->raw_len - in->zs.avail_in;
+        size_t got = cap - in->zs.avail_out;
+        in->produced += got;
+        if (input_bomb(in)) return -1;
+        if (rc == Z_STREAM_END) {
+            in->zinit = 2;
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "invalid gzip data at compressed byte %llu: %s",
+                     (unsigned long long)(in->raw_total - (in->raw_len - in->raw_pos)),
+                     in->zs.msg ? in->zs.msg : "corrupt stream");
+            return input_stop(in, msg);
+        }
+        if (in->zinit == 2 && in->raw_pos == in->raw_len && !in->raw_eof &&
+            input_read_raw(in, ra) < 0)
+            return -1;
+        if (got) return (ssize_t)got;
+    }
+}
+
+/* The next read-ahead buffer into cur: 1, or 0 at the end, -1 on error (on the ctx). */
+static int input_next(tconv_input *in)
+{
+    int status;
+    in->cur = tconv_readahead_next(in->ra, &in->cur_len, &status);
+    in->cur_pos = 0;
+    if (in->cur) return 1;
+    in->cur_len = 0;
+    if (status < 0) return input_raise(in);
+    in->eof = 1;
+    return 0;
 }
 
 /* Append decompressed bytes after buf[len]; returns bytes added, 0 at end, -1 on error. */
@@ -90,9 +181,25 @@ static ssize_t input_fill(tconv_input *in)
     }
     size_t room = INPUT_BUF_CAP - in->len;
     if (!room) return 0;
-    if (!in->gz) {
-        if (in->raw_pos == in->raw_len && !in->raw_eof && input_read_raw(in) < 0) return -1;
-        size_t n = in->raw_len - in->raw_pos;
+    size_t n;
+    if (in->ra) {
+        if (in->cur_pos == in->cur_len) {
+            int r = input_next(in);
+            if (r <= 0) return r;
+        }
+        n = in->cur_len - in->cur_pos;
+        if (n > room) n = room;
+        memcpy(in->buf + in->len, in->cur + in->cur_pos, n);
+        in->cur_pos += n;
+    } else if (in->gz) {
+        ssize_t r = input_inflate(in, NULL, in->buf + in->len, room);
+        if (r < 0) return input_raise(in);
+        if (r == 0) in->eof = 1;
+        n = (size_t)r;
+    } else {
+        if (in->raw_pos == in->raw_len && !in->raw_eof && input_read_raw(in, NULL) < 0)
+            return input_raise(in);
+        n = in->raw_len - in->raw_pos;
         if (n == 0) {
             in->eof = 1;
             return 0;
@@ -100,49 +207,17 @@ static ssize_t input_fill(tconv_input *in)
         if (n > room) n = room;
         memcpy(in->buf + in->len, in->raw + in->raw_pos, n);
         in->raw_pos += n;
-        in->len += n;
-        return (ssize_t)n;
     }
-    size_t before = in->len;
-    while (in->len == before) {
-        if (in->raw_pos == in->raw_len) {
-            if (in->raw_eof) {
-                if (in->zinit == 2) { /* ended cleanly on a member boundary */
-                    in->eof = 1;
-                    return 0;
-                }
-                return input_fail(in, "unexpected end of gzip data (the file is truncated)");
-            }
-            if (input_read_raw(in) < 0) return -1;
-            continue;
-        }
-        if (in->zinit == 2) { /* another gzip member follows: inflate it too, like gzip -d */
-            if (inflateReset(&in->zs) != Z_OK) return input_fail(in, "zlib reset failed");
-            in->zinit = 1;
-        }
-        in->zs.next_in = in->raw + in->raw_pos;
-        in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
-        in->zs.next_out = in->buf + in->len;
-        in->zs.avail_out = (uInt)(INPUT_BUF_CAP - in->len);
-        int rc = inflate(&in->zs, Z_NO_FLUSH);
-        in->raw_pos = in->raw_len - in->zs.avail_in;
-        size_t got = INPUT_BUF_CAP - in->zs.avail_out - in->len;
-        in->len += got;
-        in->produced += got;
-        if (input_bomb(in)) return -1;
-        if (rc == Z_STREAM_END) {
-            in->zinit = 2;
-        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "invalid gzip data at compressed byte %llu: %s",
-                     (unsigned long long)(in->raw_total - (in->raw_len - in->raw_pos)),
-                     in->zs.msg ? in->zs.msg : "corrupt stream");
-            return input_fail(in, msg);
-        }
-        if (in->zinit == 2 && in->raw_pos == in->raw_len && !in->raw_eof && input_read_raw(in) < 0)
-            return -1;
-    }
-    return (ssize_t)(in->len - before);
+    in->len += n;
+    return (ssize_t)n;
+}
+
+/* TCONV_INFLATE_THREAD=0 inflates on the reader's thread: for one-core machines, and to compare
+ * the two when measuring. */
+static int input_thread_wanted(void)
+{
+    const char *e = getenv("TCONV_INFLATE_THREAD");
+    return !(e && strcmp(e, "0") == 0);
 }
 
 tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit)
@@ -165,14 +240,18 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
     tconv_input *in = tconv_xcalloc(1, sizeof(*in));
     in->ctx = ctx;
     in->fd = fd;
+    struct stat st;
+    in->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     in->index = index;
     in->limit = limit;
+    atomic_init(&in->raw_seen, 0);
     in->name = tconv_xstrdup(is_stdin ? "<stdin>" : path);
     in->raw = tconv_xmalloc(INPUT_RAW_CAP);
     in->buf = tconv_xmalloc(INPUT_BUF_CAP + 1);
     while (in->raw_len < 2 && !in->raw_eof) {
-        if (input_read_raw(in) < 0) {
-            if (errno == EISDIR)
+        if (input_read_raw(in, NULL) < 0) {
+            input_raise(in);
+            if (in->why_errno == EISDIR)
                 tconv_error_set(ctx, "input '%s' is a directory; give a file", path);
             tconv_input_close(in);
             return NULL;
@@ -186,6 +265,10 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
             return NULL;
         }
         in->zinit = 1;
+        /* Without the thread (it could not start, or it is not wanted) inflate in line. */
+        if (input_thread_wanted())
+            in->ra =
+                tconv_readahead_start(input_inflate, in, INPUT_SLOT_CAP, in->regular ? -1 : in->fd);
     }
     return in;
 }
@@ -193,6 +276,8 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
 void tconv_input_close(tconv_input *in)
 {
     if (!in) return;
+    /* First: the thread uses the stream, the descriptor and the buffers below. */
+    tconv_readahead_free(in->ra);
     if (in->zinit) inflateEnd(&in->zs);
     if (in->fd > 0) close(in->fd);
     free(in->name);
@@ -204,14 +289,54 @@ void tconv_input_close(tconv_input *in)
 
 TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
 {
-    if (in->pos == in->len) {
+    const unsigned char *src;
+    size_t n;
+    if (in->pos < in->len) {
+        src = in->buf + in->pos;
+        n = in->len - in->pos;
+        if (n > cap) n = cap;
+        in->pos += n;
+    } else if (in->ra) {
+        /* Straight from the read-ahead buffer: one copy fewer than through buf. */
+        if (in->failed) return -1;
+        if (in->eof) return 0;
+        if (in->cur_pos == in->cur_len) {
+            int r = input_next(in);
+            if (r <= 0) return r;
+        }
+        src = in->cur + in->cur_pos;
+        n = in->cur_len - in->cur_pos;
+        if (n > cap) n = cap;
+        in->cur_pos += n;
+    } else if (!in->gz && cap >= INPUT_RAW_CAP / 4 && in->raw_pos == in->raw_len && !in->raw_eof &&
+               !in->failed) {
+        /* Plain input read in large pieces goes straight to the reader's buffer. */
+        ssize_t r;
+        do
+            r = read(in->fd, dst, cap);
+        while (r < 0 && errno == EINTR);
+        if (r < 0) {
+            in->why_errno = errno;
+            input_stop(in, strerror(errno));
+            return input_raise(in);
+        }
+        if (r == 0) {
+            in->raw_eof = in->eof = 1;
+            return 0;
+        }
+        in->raw_total += (uint64_t)r;
+        atomic_store_explicit(&in->raw_seen, in->raw_total, memory_order_relaxed);
+        in->offset += (uint64_t)r;
+        return r;
+    } else {
         ssize_t r = input_fill(in);
         if (r <= 0) return r;
+        src = in->buf + in->pos;
+        n = in->len - in->pos;
+        if (n > cap) n = cap;
+        in->pos += n;
     }
-    size_t n = in->len - in->pos;
-    if (n > cap) n = cap;
-    memcpy(dst, in->buf + in->pos, n);
-    in->pos += n;
+    memcpy(dst, src, n);
     in->offset += n;
     return (ssize_t)n;
 }
@@ -302,7 +427,8 @@ TCONV_API int tconv_input_is_gzip(const tconv_input *in)
 
 TCONV_API uint64_t tconv_input_raw_offset(const tconv_input *in)
 {
-    return in->raw_total;
+    /* The read-ahead thread may be reading on: its count, not one torn in the middle. */
+    return atomic_load_explicit(&in->raw_seen, memory_order_relaxed);
 }
 
 TCONV_API uint32_t tconv_input_index(const tconv_input *in)

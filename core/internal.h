@@ -111,6 +111,26 @@ int tconv_option_value_check(const tconv_option_desc *d, const char *val);
 tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit);
 void tconv_input_close(tconv_input *in);
 
+/* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */
+typedef struct tconv_readahead tconv_readahead;
+/* Called on the producer thread: up to cap bytes into dst; the count, 0 at the end, -1 on a
+ * failure (whose description the producer keeps for the consumer). */
+typedef ssize_t (*tconv_produce_fn)(void *user, tconv_readahead *ra, unsigned char *dst,
+                                    size_t cap);
+/* Starts the thread; NULL when it cannot be started (the caller then produces in line).
+ * fd >= 0: the producer reads fd, which may block (a pipe or a terminal): see
+ * tconv_readahead_wait; what it produced goes to the consumer as soon as fd has nothing more. */
+tconv_readahead *tconv_readahead_start(tconv_produce_fn produce, void *user, size_t slot_cap,
+                                       int fd);
+/* The next produced buffer (valid until the next call); NULL at the end (*status 0) or after
+ * the producer's failure (*status -1). */
+const unsigned char *tconv_readahead_next(tconv_readahead *ra, size_t *len, int *status);
+/* For the producer, before reading the fd given to tconv_readahead_start: 0 when it is
+ * readable (at once when it was -1), -1 when the consumer is gone. */
+int tconv_readahead_wait(tconv_readahead *ra);
+/* Stops and joins the thread, whatever it was doing. */
+void tconv_readahead_free(tconv_readahead *ra);
+
 /* ---- output ---- */
 enum { TCONV_OUT_STREAM = 0, TCONV_OUT_DIR = 1 };
 typedef struct tconv_output_opts {

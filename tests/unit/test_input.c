@@ -226,6 +226,127 @@ static void limits(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* Inflating on the read-ahead thread or in line gives the same bytes, errors and counts. */
+static void with_and_without_the_thread(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-thread");
+    size_t n = 3u << 20;
+    char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (i % 61 == 60) ? '\n' : (char)('a' + (i * 7919 + i / 977) % 26);
+    char gz[4200], cut[4200];
+    snprintf(gz, sizeof(gz), "%s/multi.gz", dir);
+    snprintf(cut, sizeof(cut), "%s/cut.gz", dir);
+    write_gzip(gz, data, n, 3);
+    size_t glen = 0;
+    char *g = testutil_slurp(gz, &glen);
+    testutil_write(cut, g, glen - 100);
+    free(g);
+    tconv_ctx *ctx = tconv_ctx_new();
+    char *lines[2];
+    for (int thread = 0; thread < 2; thread++) {
+        setenv("TCONV_INFLATE_THREAD", thread ? "1" : "0", 1);
+        uint64_t nl;
+        lines[thread] = read_lines(ctx, gz, &nl);
+        assert_int_equal(nl, n / 61 + 1); /* the last line has no newline */
+
+        /* read() and getline() mixed, after a peek; the compressed count is the file's size */
+        tconv_input *in = tconv_input_open(ctx, gz, 0, 0);
+        size_t plen;
+        tconv_input_peek(in, &plen);
+        size_t len;
+        assert_non_null(tconv_input_getline(in, &len));
+        char *back = malloc(n);
+        size_t total = len + 1;
+        memcpy(back, data, total);
+        ssize_t r;
+        while ((r = tconv_input_read(in, back + total, 100000)) > 0)
+            total += (size_t)r;
+        assert_int_equal(r, 0);
+        assert_int_equal(total, n);
+        assert_memory_equal(back, data, n);
+        assert_int_equal(tconv_input_offset(in), n);
+        assert_int_equal(tconv_input_raw_offset(in), glen);
+        tconv_input_close(in);
+        free(back);
+
+        /* a truncated member fails after the bytes before the cut */
+        in = tconv_input_open(ctx, cut, 0, 0);
+        char buf[65536];
+        total = 0;
+        while ((r = tconv_input_read(in, buf, sizeof(buf))) > 0)
+            total += (size_t)r;
+        assert_int_equal(r, -1);
+        assert_true(total > n / 2 && total < n);
+        size_t nerr;
+        assert_non_null(strstr(tconv_error_chain(ctx, &nerr)[0],
+                               "cut.gz: unexpected end of gzip data (the file is truncated)"));
+        assert_int_equal(tconv_input_read(in, buf, sizeof(buf)), -1);
+        tconv_input_close(in);
+        tconv_error_clear(ctx);
+
+        /* the size cap, after the bytes below it */
+        in = tconv_input_open(ctx, gz, 0, 1 << 20);
+        total = 0;
+        while ((r = tconv_input_read(in, buf, sizeof(buf))) > 0)
+            total += (size_t)r;
+        assert_int_equal(r, -1);
+        assert_true(total <= 1 << 20);
+        assert_non_null(strstr(tconv_error_chain(ctx, &nerr)[0],
+                               "decompresses to more than 1048576 bytes, the limit"));
+        tconv_input_close(in);
+        tconv_error_clear(ctx);
+
+        /* closed early, with the thread ahead of the reader */
+        in = tconv_input_open(ctx, gz, 0, 0);
+        assert_int_equal(tconv_input_read(in, buf, 10), 10);
+        tconv_input_close(in);
+    }
+    unsetenv("TCONV_INFLATE_THREAD");
+    assert_string_equal(lines[0], lines[1]);
+    free(lines[0]);
+    free(lines[1]);
+    free(data);
+    tconv_ctx_free(ctx);
+}
+
+/* A gzip stream on a pipe whose writer neither writes more nor closes: the reader takes what
+ * came, and closing the input does not wait for the writer. */
+static void a_silent_pipe_does_not_block_close(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-pipe");
+    char gz[4200];
+    snprintf(gz, sizeof(gz), "%s/p.gz", dir);
+    static char data[200000];
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (char)('a' + (i * 31 + i / 7) % 26);
+    write_gzip(gz, data, sizeof(data), 1);
+    size_t glen = 0;
+    char *g = testutil_slurp(gz, &glen);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    size_t half = glen / 2;
+    assert_int_equal(write(fds[1], g, half), (ssize_t)half);
+    char path[64];
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_input *in = tconv_input_open(ctx, path, 0, 0);
+    assert_non_null(in);
+    assert_true(tconv_input_is_gzip(in));
+    char buf[100];
+    assert_int_equal(tconv_input_read(in, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+    assert_memory_equal(buf, data, sizeof(buf));
+    alarm(20); /* a close that waited for the writer would hang here */
+    tconv_input_close(in);
+    alarm(0);
+    close(fds[0]);
+    close(fds[1]);
+    free(g);
+    tconv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +354,8 @@ int main(void)
         cmocka_unit_test(truncated_gzip_is_an_error),
         cmocka_unit_test(empty_file),
         cmocka_unit_test(limits),
+        cmocka_unit_test(with_and_without_the_thread),
+        cmocka_unit_test(a_silent_pipe_does_not_block_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
