@@ -75,6 +75,12 @@ int tconv_ctx_ignores_args(const tconv_ctx *ctx)
     return ctx->ignore_args;
 }
 
+TCONV_API int tconv_args_wanted(const tconv_ctx *ctx)
+{
+    /* GPU attribution reads the correlation ids of spans from their args (core/gpu.c). */
+    return !ctx->ignore_args || ctx->gpu_attribute;
+}
+
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t)
 {
     if (!ctx->have_bounds) {

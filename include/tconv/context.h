@@ -93,6 +93,10 @@ const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
 /* A writer that never reads event args says so at open(), so that the stages that buffer
  * events (ordering, for ordered writers) need not keep them. */
 void tconv_args_ignore(tconv_ctx *ctx);
+/* For readers: 0 when neither the writer nor a stage of the core will look at any event's args
+ * (the writer called tconv_args_ignore, and no GPU attribution needs correlation ids), so that
+ * building them can be skipped; pushing them anyway is harmless. Appended to ABI 1.0. */
+int tconv_args_wanted(const tconv_ctx *ctx);
 
 /* ---- GPU attribution --------------------------------------------------------------------- */
 /* A profile writer (one that takes SAMPLE but no spans) calls this at open() to have every GPU

@@ -288,7 +288,7 @@ static int chrome_args(chrome_reader *r, const chrome_record *rec, const chrome_
                        uint32_t *n)
 {
     *n = 0;
-    if (!kvs->n) return 0;
+    if (!kvs->n || !r->args_wanted) return 0;
     if (chrome_reserve((void **)&r->targs, &r->targs_cap, kvs->n, sizeof(tconv_arg))) return -1;
     for (size_t i = 0; i < kvs->n; i++) {
         const chrome_kv *kv = &kvs->v[i];

@@ -1,5 +1,5 @@
-/* Messages for invalid JSON: "where: what was expected, found what". yajl's own messages name
- * the token class only, so the expectation is rebuilt from the nesting the callbacks saw. */
+/* Messages for invalid JSON: "where: what was expected, found what", the expectation rebuilt
+ * from the nesting the handlers saw. */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,26 +62,10 @@ static void chrome_describe_byte(const unsigned char *p, const unsigned char *en
         snprintf(buf, cap, "byte 0x%02x", *p);
 }
 
-void chrome_error_syntax(chrome_reader *r, yajl_status st)
+void chrome_error_syntax(chrome_reader *r, const char *detail)
 {
-    (void)st;
-    unsigned char *ymsg = yajl_get_error(r->yh, 0, NULL, 0);
-    char detail[160] = "";
-    if (ymsg) {
-        const char *m = (const char *)ymsg;
-        if (strncmp(m, "lexical error: ", 15) == 0)
-            m += 15;
-        else if (strncmp(m, "parse error: ", 13) == 0)
-            m += 13;
-        snprintf(detail, sizeof detail, "%s", m);
-        size_t n = strlen(detail);
-        while (n && (detail[n - 1] == '\n' || detail[n - 1] == '.' || detail[n - 1] == ' '))
-            detail[--n] = '\0';
-        yajl_free_error(r->yh, ymsg);
-    }
-
     /* The offending token starts at the first non-blank after the last good token, past a
-     * ',' if there is one. (yajl's own position is past the token, or inside it.) */
+     * ',' if there is one. */
     const unsigned char *begin = r->chunk, *end = r->chunk ? r->chunk + r->chunk_len : NULL;
     uint64_t off = r->last_tok_end > r->chunk_base ? r->last_tok_end : r->chunk_base;
     const unsigned char *p = NULL;
@@ -103,10 +87,7 @@ void chrome_error_syntax(chrome_reader *r, yajl_status st)
     chrome_describe_byte(p, end, found, sizeof found);
     char what[200];
     /* Errors inside one token (a string or a number) have a precise cause of their own. */
-    int in_token = strstr(detail, "inside string") || strstr(detail, "inside a string") ||
-                   strstr(detail, "malformed number") || strstr(detail, "UTF8") ||
-                   strstr(detail, "comment");
-    if (in_token)
+    if (detail)
         snprintf(what, sizeof what, "%s", detail);
     else {
         chrome_expectation(r, comma, what, sizeof what);

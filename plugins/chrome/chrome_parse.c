@@ -1,4 +1,4 @@
-/* The JSON walk: yajl's token callbacks drive a small stack of structural levels. Each event
+/* The JSON walk: the tokens of chrome_json.c drive a small stack of structural levels. Each event
  * object is collected into one record (field texts in an arena) and mapped when its '}' arrives,
  * so nothing but the current event is held. Nested values inside args and unknown top-level
  * members are re-serialised as compact JSON text. */
@@ -31,7 +31,7 @@ static int chrome_oom(chrome_reader *r)
 
 static uint64_t chrome_pos(const chrome_reader *r)
 {
-    return r->chunk_base + yajl_get_bytes_consumed(r->yh);
+    return r->tok_end;
 }
 
 /* ---- levels ------------------------------------------------------------------------------ */
@@ -61,45 +61,6 @@ static int chrome_topkey_is(const chrome_reader *r, const char *lit)
 {
     size_t n = strlen(lit);
     return r->topkey_len == n && memcmp(r->topkey, lit, n) == 0;
-}
-
-/* ---- message bookkeeping ------------------------------------------------------------------ */
-
-static int chrome_track_open(chrome_reader *r, char kind)
-{
-    if (chrome_reserve((void **)&r->nest, &r->nest_cap, r->depth + 1, sizeof *r->nest))
-        return chrome_oom(r);
-    r->nest[r->depth].kind = kind;
-    r->nest[r->depth].key[0] = '\0';
-    r->depth++;
-    r->last = 's';
-    r->last_tok_end = chrome_pos(r);
-    return 1;
-}
-
-static void chrome_track_close(chrome_reader *r)
-{
-    if (r->depth) r->depth--;
-    r->last = 'v';
-    r->last_tok_end = chrome_pos(r);
-}
-
-static void chrome_track_value(chrome_reader *r)
-{
-    r->last = 'v';
-    r->last_tok_end = chrome_pos(r);
-}
-
-static void chrome_track_key(chrome_reader *r, const unsigned char *s, size_t n)
-{
-    if (r->depth) {
-        char *key = r->nest[r->depth - 1].key;
-        size_t k = n < sizeof r->nest->key - 1 ? n : sizeof r->nest->key - 1;
-        memcpy(key, s, k);
-        key[k] = '\0';
-    }
-    r->last = 'k';
-    r->last_tok_end = chrome_pos(r);
 }
 
 /* ---- records ----------------------------------------------------------------------------- */
@@ -166,6 +127,19 @@ static const unsigned char *chrome_repaired(chrome_reader *r, const unsigned cha
     return (const unsigned char *)r->scratch;
 }
 
+/* When no one reads args, an event whose phase is already known and whose mapping looks at its
+ * args only to pass them on can skip them as they are read. Metadata (its text), counters (their
+ * values) and instants (PyTorch's [memory] ones) read theirs. */
+static int chrome_args_unread(const chrome_reader *r)
+{
+    const chrome_val *ph = &r->rec.f[CHROME_F_PH];
+    if (r->args_wanted || r->rec_src != CHROME_SRC_EVENT || ph->type != CHROME_V_STRING ||
+        ph->s.len != 1)
+        return 0;
+    char c = chrome_record_str(&r->rec, ph->s)[0];
+    return c != 'M' && c != 'C' && c != 'i' && c != 'I';
+}
+
 static int chrome_capture_begin(chrome_reader *r, chrome_cap target, char kind)
 {
     r->cap_depth = 1;
@@ -212,9 +186,8 @@ static int chrome_capture_scalar(chrome_reader *r, chrome_vtype t, const unsigne
 
 /* ---- structural dispatch ------------------------------------------------------------------ */
 
-static int chrome_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, size_t n)
+int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, size_t n)
 {
-    chrome_track_value(r);
     if (r->cap_depth) return chrome_capture_scalar(r, t, s, n);
     chrome_span sp;
     switch (chrome_lv_top(r)) {
@@ -283,9 +256,8 @@ static int chrome_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *
     }
 }
 
-static int chrome_open(chrome_reader *r, char kind)
+int chrome_on_open(chrome_reader *r, char kind)
 {
-    if (!chrome_track_open(r, kind)) return 0;
     if (r->cap_depth) {
         r->cap_depth++;
         if (r->cap_target != CHROME_CAP_SKIP) chrome_jsonbuf_open(&r->json, kind);
@@ -335,6 +307,7 @@ static int chrome_open(chrome_reader *r, char kind)
     case CHROME_LV_RECORD:
         if (r->field == CHROME_F_ARGS && is_map) {
             r->rec.has_args = 1;
+            if (chrome_args_unread(r)) return chrome_capture_begin(r, CHROME_CAP_SKIP, kind);
             return chrome_lv_push(r, CHROME_LV_ARGS);
         }
         if (r->field == CHROME_F_ID2 && is_map) {
@@ -353,10 +326,8 @@ static int chrome_open(chrome_reader *r, char kind)
     }
 }
 
-static int chrome_close(chrome_reader *r)
+int chrome_on_close(chrome_reader *r, int empty)
 {
-    int empty = r->last == 's'; /* nothing since the container's own start */
-    chrome_track_close(r);
     if (r->cap_depth) {
         r->cap_depth--;
         if (r->cap_target != CHROME_CAP_SKIP) chrome_jsonbuf_close(&r->json);
@@ -385,9 +356,8 @@ static int chrome_close(chrome_reader *r)
     return 1;
 }
 
-static int chrome_key(chrome_reader *r, const unsigned char *s, size_t n)
+int chrome_on_key(chrome_reader *r, const unsigned char *s, size_t n)
 {
-    chrome_track_key(r, s, n);
     if (r->cap_depth) {
         if (r->cap_target == CHROME_CAP_SKIP) return 1;
         s = chrome_repaired(r, s, &n);
@@ -420,146 +390,49 @@ static int chrome_key(chrome_reader *r, const unsigned char *s, size_t n)
     }
 }
 
-/* ---- yajl callbacks ---------------------------------------------------------------------- */
-
-static int chrome_cb_null(void *c)
-{
-    return chrome_scalar(c, CHROME_V_NULL, (const unsigned char *)"null", 4);
-}
-
-static int chrome_cb_bool(void *c, int b)
-{
-    return b ? chrome_scalar(c, CHROME_V_BOOL, (const unsigned char *)"true", 4)
-             : chrome_scalar(c, CHROME_V_BOOL, (const unsigned char *)"false", 5);
-}
-
-static int chrome_cb_number(void *c, const char *s, size_t n)
-{
-    return chrome_scalar(c, CHROME_V_NUMBER, (const unsigned char *)s, n);
-}
-
-static int chrome_cb_string(void *c, const unsigned char *s, size_t n)
-{
-    return chrome_scalar(c, CHROME_V_STRING, s, n);
-}
-
-static int chrome_cb_start_map(void *c)
-{
-    return chrome_open(c, 'm');
-}
-
-static int chrome_cb_map_key(void *c, const unsigned char *s, size_t n)
-{
-    return chrome_key(c, s, n);
-}
-
-static int chrome_cb_end_map(void *c)
-{
-    return chrome_close(c);
-}
-
-static int chrome_cb_start_array(void *c)
-{
-    return chrome_open(c, 'a');
-}
-
-static int chrome_cb_end_array(void *c)
-{
-    return chrome_close(c);
-}
-
-static const yajl_callbacks chrome_callbacks = {
-    chrome_cb_null,
-    chrome_cb_bool,
-    NULL,
-    NULL,
-    chrome_cb_number,
-    chrome_cb_string,
-    chrome_cb_start_map,
-    chrome_cb_map_key,
-    chrome_cb_end_map,
-    chrome_cb_start_array,
-    chrome_cb_end_array,
-};
-
-/* yajl does not check its own allocations (it crashes when one fails), so its allocator never
- * returns NULL: it ends the run as the core does when out of memory. */
-static void *chrome_yajl_need(void *p, size_t n)
-{
-    if (p) return p;
-    fprintf(stderr, "tconv: error: out of memory (allocating %zu bytes)\n", n);
-    exit(1);
-}
-
-static void *chrome_yajl_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    return chrome_yajl_need(malloc(n), n);
-}
-
-static void *chrome_yajl_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    return chrome_yajl_need(realloc(p, n), n);
-}
-
-static void chrome_yajl_free(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
+/* ---- entry points ----------------------------------------------------------------------- */
 
 int chrome_parse_init(chrome_reader *r)
 {
-    yajl_alloc_funcs af = {chrome_yajl_malloc, chrome_yajl_realloc, chrome_yajl_free, NULL};
-    r->yh = yajl_alloc(&chrome_callbacks, &af, r);
-    if (!r->yh) return -1;
-    /* Strings are repaired, not rejected: real traces carry bytes that are not UTF-8, and
-     * trace viewers show them as U+FFFD. */
-    yajl_config(r->yh, yajl_dont_validate_strings, 1);
-    /* Lets the end of input fall between two events; chrome_parse_end decides if that is
-     * acceptable. */
-    yajl_config(r->yh, yajl_allow_partial_values, 1);
     if (chrome_reserve((void **)&r->lv, &r->lv_cap, 16, 1)) return -1;
     r->lv[0] = CHROME_LV_ROOT;
     r->nlv = 1;
     r->field = CHROME_F_UNKNOWN;
+    r->key_dirty = SIZE_MAX;
     return 0;
 }
 
 void chrome_parse_free(chrome_reader *r)
 {
-    if (r->yh) yajl_free(r->yh);
+    chrome_json_free(r);
     chrome_jsonbuf_free(&r->json);
-    free(r->nest);
     free(r->lv);
     free(r->topkey);
     free(r->scratch);
     chrome_record_free(&r->rec);
 }
 
-tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len)
+tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len,
+                                uint64_t base, size_t *used)
 {
     r->chunk = buf;
     r->chunk_len = len;
-    yajl_status st = yajl_parse(r->yh, buf, len);
-    if (st == yajl_status_ok) return TCONV_OK;
-    if (st == yajl_status_client_canceled || r->failed) return TCONV_FATAL;
-    chrome_error_syntax(r, st);
-    return TCONV_FATAL;
+    r->chunk_base = base;
+    r->buf_base = base;
+    return chrome_json_parse(r, buf, len, used);
 }
 
-tconv_status chrome_parse_end(chrome_reader *r, uint64_t total)
+tconv_status chrome_parse_end(chrome_reader *r, unsigned char *buf, size_t len, uint64_t total)
 {
+    /* A blank after the last byte ends a number (or shows that a word or an escape is cut
+     * short), as the end of input does; a string still open is a truncation, decided below. */
+    buf[len] = ' ';
     r->chunk = NULL;
     r->chunk_len = 0;
     r->chunk_base = total;
-    yajl_status st = yajl_complete_parse(r->yh);
-    if (st == yajl_status_client_canceled || r->failed) return TCONV_FATAL;
-    if (st != yajl_status_ok) {
-        chrome_error_syntax(r, st);
-        return TCONV_FATAL;
-    }
+    r->buf_base = total - len;
+    size_t used;
+    if (chrome_json_parse(r, buf, len + 1, &used) == TCONV_FATAL || r->failed) return TCONV_FATAL;
     chrome_level l = chrome_lv_top(r);
     if (l == CHROME_LV_ROOT) {
         /* Nothing but blanks: read as an empty trace, as the trace viewer does. */

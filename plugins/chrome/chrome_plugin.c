@@ -8,7 +8,9 @@
 #include "chrome_probe.h"
 #include "chrome_reader.h"
 
-#define CHROME_CHUNK (256u * 1024u)
+#define CHROME_CHUNK ((size_t)256 * 1024)
+/* No token of a trace comes near this; beyond it the read fails as out of memory. */
+#define CHROME_CHUNK_MAX ((size_t)1 << 31)
 
 static const tconv_option_desc chrome_options[] = {
     {"strict", TCONV_OPT_BOOL, "false", NULL,
@@ -35,59 +37,50 @@ static tconv_str chrome_host_of(tconv_ctx *ctx, const char *path)
     return 0;
 }
 
-/* yajl lexes a token cut by the end of a chunk again from its start at the next call, so a long
- * string fed in fixed chunks costs time quadratic in its length (a 100 MB name took 10 s). While
- * no token ends within a chunk, the next one is twice as large, which keeps the cost linear. */
-#define CHROME_CHUNK_MAX ((size_t)1 << 30)
-
-/* Blanks between tokens are skipped, not kept for a second pass: no reason to grow. */
-static int chrome_all_blank(const unsigned char *p, size_t n)
+/* The bytes not parsed yet stay in one buffer: a token cut by its end is parsed again with
+ * what follows. A token longer than half the buffer doubles it, so that a huge string costs
+ * linear time (each byte is scanned about twice), not one rescan per chunk read. */
+static tconv_status chrome_read_all(chrome_reader *r)
 {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != ' ' && p[i] != '\n' && p[i] != '\r' && p[i] != '\t') return 0;
-    return 1;
-}
-
-static tconv_status chrome_read_all(chrome_reader *r, unsigned char *buf)
-{
-    uint64_t total = 0;
-    unsigned char *big = NULL;
-    size_t want = CHROME_CHUNK, big_cap = 0;
+    size_t cap = CHROME_CHUNK, have = 0;
+    unsigned char *buf = malloc(cap + 1); /* + 1: the blank chrome_parse_end appends */
+    uint64_t base = 0;                    /* input offset of buf[0] */
     tconv_status st = TCONV_FATAL;
+    if (!buf) goto oom;
     for (;;) {
-        unsigned char *p = want > CHROME_CHUNK ? big : buf;
+        if (have > cap / 2) {
+            unsigned char *q = cap < CHROME_CHUNK_MAX ? realloc(buf, 2 * cap + 1) : NULL;
+            if (!q) goto oom;
+            buf = q;
+            cap *= 2;
+        }
         size_t got = 0;
         ssize_t n = 0;
-        while (got < want && (n = tconv_input_read(r->in, p + got, want - got)) > 0)
+        while (have + got < cap &&
+               (n = tconv_input_read(r->in, buf + have + got, cap - have - got)) > 0)
             got += (size_t)n;
         if (n < 0) goto out;
         if (got == 0) break;
-        size_t skip = 0;
-        /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON. */
-        if (total == 0 && got >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) skip = 3;
-        r->chunk_base = total + skip;
-        uint64_t tok = r->last_tok_end;
-        if (chrome_parse_chunk(r, p + skip, got - skip) == TCONV_FATAL) goto out;
-        total += got;
-        if (r->last_tok_end != tok) {
-            want = CHROME_CHUNK;
-        } else if (want >= CHROME_CHUNK_MAX || chrome_all_blank(p + skip, got - skip)) {
-            continue;
-        } else if (big_cap < want * 2) {
-            unsigned char *q = realloc(big, want * 2);
-            if (!q) {
-                tconv_error_set(r->ctx, "chrome: out of memory");
-                goto out;
-            }
-            big = q;
-            big_cap = want *= 2;
-        } else {
-            want *= 2;
+        /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON;
+         * offsets still count it. */
+        if (base == 0 && have == 0 && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+            memmove(buf, buf + 3, got - 3);
+            got -= 3;
+            base = 3;
         }
+        have += got;
+        size_t used;
+        if (chrome_parse_chunk(r, buf, have, base, &used) == TCONV_FATAL) goto out;
+        memmove(buf, buf + used, have - used);
+        have -= used;
+        base += used;
     }
-    if (chrome_parse_end(r, total) != TCONV_FATAL) st = chrome_emit_finish(r);
+    if (chrome_parse_end(r, buf, have, base + have) != TCONV_FATAL) st = chrome_emit_finish(r);
+    goto out;
+oom:
+    tconv_error_set(r->ctx, "chrome: out of memory");
 out:
-    free(big);
+    free(buf);
     return st;
 }
 
@@ -95,13 +88,12 @@ static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_opt
                                 tconv_sink *sink)
 {
     chrome_reader *r = calloc(1, sizeof *r);
-    unsigned char *buf = malloc(CHROME_CHUNK);
     /* Numbers are converted with strtod, whose decimal point follows LC_NUMERIC: pin it to
      * "C" for this thread while reading. */
     locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
     tconv_status st = TCONV_FATAL;
-    if (!r || !buf) {
+    if (!r) {
         tconv_error_set(ctx, "chrome: out of memory");
         goto out;
     }
@@ -111,13 +103,14 @@ static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_opt
     r->input_name = tconv_input_name(in);
     r->host = chrome_host_of(ctx, r->input_name);
     r->strict = tconv_option_get_bool(opts, "strict");
+    r->args_wanted = tconv_args_wanted(ctx);
     for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++)
         r->tcache[i].track = UINT32_MAX;
     if (chrome_parse_init(r)) {
         tconv_error_set(ctx, "chrome: out of memory");
         goto out;
     }
-    st = chrome_read_all(r, buf);
+    st = chrome_read_all(r);
 out:
     if (r) {
         chrome_parse_free(r);
@@ -125,7 +118,6 @@ out:
         chrome_frames_free(r);
         free(r);
     }
-    free(buf);
     if (cloc) {
         uselocale(old);
         freelocale(cloc);

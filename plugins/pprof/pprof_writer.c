@@ -94,6 +94,8 @@ static tconv_status pprof_open(tconv_ctx *ctx, tconv_output *out, const tconv_op
         if (!*w->track_filter) w->track_filter = NULL;
     }
     if (strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0) tconv_gpu_attribute(ctx);
+    /* Samples carry frames and values only: readers need not build the args of spans. */
+    tconv_args_ignore(ctx);
     *state = w;
     return TCONV_OK;
 }

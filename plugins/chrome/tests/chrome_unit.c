@@ -68,6 +68,38 @@ static void test_time_errors(void **state)
     assert_true(v == 3);
 }
 
+/* Plain decimals take a shortcut; a leading blank sends the same text down the general path,
+ * which must agree with it. */
+static void test_time_plain_agrees(void **state)
+{
+    (void)state;
+    unsigned seed = 1;
+    char text[40], padded[41];
+    for (int k = 0; k < 200000; k++) {
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        unsigned nint = 1 + (seed >> 8) % 17, nfrac = (seed >> 16) % 7;
+        for (unsigned i = 0; i < nint; i++) {
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = (char)('0' + (seed >> 12) % 10);
+        }
+        if (nfrac || (seed & 1)) text[n++] = '.';
+        for (unsigned i = 0; i < nfrac; i++) {
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = (char)('0' + (seed >> 12) % 10);
+        }
+        padded[0] = ' ';
+        memcpy(padded + 1, text, n);
+        for (int shift = 0; shift <= 4; shift++) {
+            int64_t a = 0, b = 0;
+            chrome_num_status sa = chrome_num_scaled(text, n, shift, &a);
+            chrome_num_status sb = chrome_num_scaled(padded, n + 1, shift, &b);
+            assert_int_equal(sa, sb);
+            if (sa == CHROME_NUM_OK) assert_true(a == b);
+        }
+    }
+}
+
 static void test_utf8(void **state)
 {
     (void)state;
@@ -175,9 +207,13 @@ static void test_strmap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_time_exact), cmocka_unit_test(test_time_errors),
-        cmocka_unit_test(test_utf8),       cmocka_unit_test(test_probe),
-        cmocka_unit_test(test_record),     cmocka_unit_test(test_strmap),
+        cmocka_unit_test(test_time_exact),
+        cmocka_unit_test(test_time_errors),
+        cmocka_unit_test(test_time_plain_agrees),
+        cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_record),
+        cmocka_unit_test(test_strmap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
