@@ -68,6 +68,8 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
         if (!tconv_option_is_set(o, "unit")) w->unit_ns = 1;
         tconv_gpu_attribute(ctx);
     }
+    /* Samples carry frames and values only: readers need not build the args of spans. */
+    tconv_args_ignore(ctx);
     w->stacks = folded_stacks_new();
     *state = w;
     return TCONV_OK;
