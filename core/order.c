@@ -10,13 +10,14 @@
  *   - interleaves point events (instants, counters, flows, samples) by time: at equal times
  *     ends come first, then begins, then points, so a point at a span's start lies inside it.
  *
- * Memory is the point of the layout. A buffered event is one 24-byte record in its track's list
- * of chunks: no per-event pointer, the (name, category) pair interned to one id, the duration
- * (or a flow's id) in 48 bits, the input sequence as an offset from its chunk's base. Only
- * events that carry more than a record holds (args, counter values, frames, out-of-range
- * numbers) keep a full copy beside it. Tracks are flushed one at a time: the track's chunks
- * are gathered into one array (freed as they are copied) and ordered through a 4-byte index
- * per event, so the flush adds about 8 bytes per event of the largest track. */
+ * Memory is the point of the layout. A buffered event is one 22-byte record in its track's list
+ * of chunks: no per-event pointer, the time as a 48-bit offset from the track's first, the
+ * (name, category, counter series, unit) interned to one id, the duration, flow id or integral
+ * counter value in 48 bits, the input sequence as an offset from its chunk's base. Wide flow ids
+ * and other counter values take 8 bytes in a pool; events that carry more than that (args,
+ * frames, out-of-range numbers) keep a full copy beside their record. Tracks are flushed one at
+ * a time, ordered through a 4-byte index per event sorted in place, and each chunk is freed as
+ * soon as all its events are out, so the flush adds about 4 bytes per event of one track. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
