@@ -122,3 +122,10 @@ TCONV_API const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, s
     if (default_index) *default_index = ctx->stype_default;
     return ctx->stypes;
 }
+
+int tconv_ctx_interrupted(tconv_ctx *ctx)
+{
+    if (!ctx->interrupt || !atomic_load_explicit(ctx->interrupt, memory_order_relaxed)) return 0;
+    if (!tconv_error_pending(ctx)) tconv_error_set(ctx, "interrupted");
+    return 1;
+}

@@ -26,6 +26,9 @@ TCONV_API void tconv_error_clear(tconv_ctx *ctx)
     free(ctx->errors);
     ctx->errors = NULL;
     ctx->nerrors = 0;
+    ctx->error_usage = 0;
+    free(ctx->error_hint);
+    ctx->error_hint = NULL;
 }
 
 static void error_push_front(tconv_ctx *ctx, char *msg)
@@ -80,15 +83,35 @@ TCONV_API const char *const *tconv_error_chain(const tconv_ctx *ctx, size_t *n)
     return (const char *const *)ctx->errors;
 }
 
-void tconv_error_print(const tconv_ctx *ctx, FILE *f)
+void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...)
 {
-    if (!ctx->nerrors) {
-        fprintf(f, "tconv: error: conversion failed (no reason was given)\n");
-        return;
-    }
-    fprintf(f, "tconv: error: %s\n", ctx->errors[0]);
-    for (size_t i = 1; i < ctx->nerrors; i++)
-        fprintf(f, "  caused by: %s\n", ctx->errors[i]);
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    tconv_error_clear(ctx);
+    error_push_front(ctx, msg);
+    ctx->error_usage = 1;
+}
+
+int tconv_error_is_usage(const tconv_ctx *ctx)
+{
+    return ctx->nerrors > 0 && ctx->error_usage;
+}
+
+TCONV_API void tconv_error_hint(tconv_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *hint = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    free(ctx->error_hint);
+    ctx->error_hint = hint;
+}
+
+TCONV_API const char *tconv_error_hint_get(const tconv_ctx *ctx)
+{
+    return ctx->nerrors ? ctx->error_hint : NULL;
 }
 
 TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *fmt, ...)
@@ -116,14 +139,26 @@ TCONV_API uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind)
     return 0;
 }
 
-void tconv_warning_print(const tconv_ctx *ctx, FILE *f)
+TCONV_API int tconv_warning_get(const tconv_ctx *ctx, size_t i, const char **kind,
+                                const char **first, uint64_t *count)
 {
-    for (size_t i = 0; i < ctx->nwarnings; i++) {
-        const tconv_warning *w = &ctx->warnings[i];
-        if (w->count == 1)
-            fprintf(f, "tconv: warning: %s [%s]\n", w->first, w->kind);
-        else
-            fprintf(f, "tconv: warning: %s [%s, %llu times; first shown]\n", w->first, w->kind,
-                    (unsigned long long)w->count);
-    }
+    if (i >= ctx->nwarnings) return -1;
+    if (kind) *kind = ctx->warnings[i].kind;
+    if (first) *first = ctx->warnings[i].first;
+    if (count) *count = ctx->warnings[i].count;
+    return 0;
+}
+
+TCONV_API void tconv_note(tconv_ctx *ctx, const char *fmt, ...)
+{
+    if (ctx->verbosity <= 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    if (ctx->notice)
+        ctx->notice(ctx->notice_user, TCONV_NOTICE_INFO, msg);
+    else
+        fprintf(stderr, "tconv: %s\n", msg);
+    free(msg);
 }

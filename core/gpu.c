@@ -607,8 +607,7 @@ static void gpu_match_stacks(tconv_gpu *g)
              "clocks %+lld ns apart, tolerance %lld ns)",
              (unsigned long long)matched, g->nstacks, (unsigned long long)st.by_order,
              (unsigned long long)st.by_time, (long long)st.offset, (long long)tol);
-    if (tconv_ctx_verbosity(g->ctx) > 0)
-        fprintf(stderr, "tconv: %s; %zu launches with GPU work\n", summary, nl);
+    tconv_note(g->ctx, "%s; %zu launches with GPU work", summary, nl);
     for (size_t i = 0; i < g->nstacks; i++) {
         if (s[i].partner != UINT32_MAX) continue;
         tconv_track_label(g->ctx, g->stacks[i].track, label, sizeof(label));
@@ -656,11 +655,10 @@ tconv_status tconv_gpu_flush(tconv_gpu *g)
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < g->nacts && st == TCONV_OK; i++)
         if (!g->acts[i].done && g->acts[i].launch != GPU_NONE) st = gpu_emit(g, &g->acts[i]);
-    if (tconv_ctx_verbosity(g->ctx) > 0)
-        fprintf(stderr,
-                "tconv: GPU attribution: %llu of %llu GPU activities attributed to %zu launches "
-                "(%zu stack frames kept, %.1f MB)\n",
-                (unsigned long long)g->nemitted, (unsigned long long)g->nseen, g->nlaunches,
-                g->tab.n, (double)gpu_bytes(g) / 1e6);
+    tconv_note(g->ctx,
+               "GPU attribution: %llu of %llu GPU activities attributed to %zu launches (%zu "
+               "stack frames kept, %.1f MB)",
+               (unsigned long long)g->nemitted, (unsigned long long)g->nseen, g->nlaunches,
+               g->tab.n, (double)gpu_bytes(g) / 1e6);
     return st;
 }

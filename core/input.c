@@ -173,6 +173,10 @@ static int input_next(tconv_input *in)
 static ssize_t input_fill(tconv_input *in)
 {
     if (in->failed) return -1;
+    if (tconv_ctx_interrupted(in->ctx)) {
+        in->failed = 1;
+        return -1;
+    }
     if (in->eof) return 0;
     if (in->pos > 0) {
         memmove(in->buf, in->buf + in->pos, in->len - in->pos);

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <stdatomic.h>
+
+#include "tconv/host.h"
 #include "tconv/tconv.h"
 
 #define TCONV_API __attribute__((visibility("default")))
@@ -79,6 +82,12 @@ struct tconv_ctx {
     int gpu_attribute;   /* a writer asked for GPU attribution (core/gpu.c) */
     int64_t *launch_tol; /* per input: launch-stack tolerance in ns, -1 if not declared */
     size_t nlaunch_tol;  /* entries, all set (the array's capacity) */
+    int error_usage;     /* the pending error is the caller's mistake, not the input's */
+    char *error_hint;    /* how to fix the pending error, or NULL */
+    /* Where notices (tconv_note) go: the host's hook; NULL prints them to stderr. */
+    void (*notice)(void *user, tconv_notice_level level, const char *text);
+    void *notice_user;
+    const atomic_int *interrupt; /* nonzero: the run was asked to stop (tconv_run_interrupt) */
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -87,10 +96,13 @@ void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v);
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t);
 int tconv_ctx_ignores_args(const tconv_ctx *ctx);
-/* Print the warning summary (one line per kind) to f. */
-void tconv_warning_print(const tconv_ctx *ctx, FILE *f);
-/* Print the error chain as "tconv: error: ..." and "  caused by: ..." lines. */
-void tconv_error_print(const tconv_ctx *ctx, FILE *f);
+/* Replace the current error with one that is the caller's mistake (a usage error: unknown
+ * writer, bad option, an output that is an input), which a program reports as such. */
+void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
+int tconv_error_is_usage(const tconv_ctx *ctx);
+/* Nonzero when the run was asked to stop; sets the error then. For loops that may run long
+ * without pushing an event (reading a quiet pipe, a writer's finish). */
+int tconv_ctx_interrupted(tconv_ctx *ctx);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 
@@ -110,6 +122,19 @@ int tconv_option_value_check(const tconv_option_desc *d, const char *val);
 /* limit: most decompressed bytes a gzip input may produce (0: no limit). */
 tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit);
 void tconv_input_close(tconv_input *in);
+
+/* ---- the inputs of a run (core/inputs.c) ---- */
+typedef struct tconv_input_item {
+    char *path;
+    const char *dir; /* the directory named by the user it was found in, or NULL */
+} tconv_input_item;
+typedef struct tconv_input_list {
+    tconv_input_item *items;
+    size_t n, cap;
+} tconv_input_list;
+/* Every named input, directories replaced by the files below them; none: standard input. */
+void tconv_inputs_expand(tconv_input_list *l, const char *const *args, size_t nargs);
+void tconv_inputs_free(tconv_input_list *l);
 
 /* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */
 typedef struct tconv_readahead tconv_readahead;
@@ -144,6 +169,8 @@ int tconv_output_commit(tconv_output *out);
 /* Remove whatever was created; the old file (if any) is left untouched. */
 void tconv_output_abort(tconv_output *out);
 void tconv_output_close(tconv_output *out);
+/* Removes every temporary output of the process now; how many. */
+size_t tconv_output_discard_all(void);
 uint64_t tconv_output_bytes(const tconv_output *out);
 
 /* ---- pipeline: the sink readers push into, feeding the writer through the stages ---- */
@@ -245,13 +272,20 @@ typedef struct tconv_plugin {
 typedef struct tconv_registry {
     tconv_plugin *plugins;
     size_t n, cap;
-    int quiet;
-    FILE *warn; /* where load warnings go */
+    void (*notice)(void *user, tconv_notice_level level, const char *text);
+    void *notice_user;
     int nwarnings;
     int ltdl_ready;
 } tconv_registry;
 
 int tconv_registry_load_dir(tconv_registry *r, const char *dir);
+
+struct tconv_host {
+    tconv_host_hooks hooks;
+    tconv_registry reg;
+    char **seen; /* folders loaded, resolved */
+    size_t nseen;
+};
 void tconv_registry_free(tconv_registry *r);
 const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);

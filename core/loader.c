@@ -14,14 +14,19 @@ static int loader_is_plugin(const struct dirent *e)
     return n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && e->d_name[0] != '.';
 }
 
+static void loader_say(tconv_registry *r, tconv_notice_level level, const char *text)
+{
+    if (r->notice) r->notice(r->notice_user, level, text);
+}
+
 static void loader_warn(tconv_registry *r, const char *path, const char *fmt, const char *a,
                         const char *b)
 {
     r->nwarnings++;
-    if (r->quiet || !r->warn) return;
-    fprintf(r->warn, "tconv: warning: skipping plugin '%s': ", path);
-    fprintf(r->warn, fmt, a, b);
-    fputc('\n', r->warn);
+    char why[2048], line[4096 + 64];
+    snprintf(why, sizeof(why), fmt, a, b);
+    snprintf(line, sizeof(line), "skipping plugin '%s': %s", path, why);
+    loader_say(r, TCONV_NOTICE_WARNING, line);
 }
 
 /* libltdl only says "file not found" when loading fails, whatever the reason; dlopen itself
@@ -117,9 +122,10 @@ static void loader_try(tconv_registry *r, const char *path)
     }
     if (loader_has_name(r, d->name)) {
         /* Search order is priority order: the first plugin of a name wins. */
-        if (!r->quiet && r->warn && getenv("TCONV_DEBUG"))
-            fprintf(r->warn, "tconv: note: plugin '%s' at '%s' is shadowed by an earlier one\n",
-                    d->name, path);
+        char line[4096 + 128];
+        snprintf(line, sizeof(line), "plugin '%s' at '%s' is shadowed by an earlier one", d->name,
+                 path);
+        loader_say(r, TCONV_NOTICE_DEBUG, line);
         lt_dlclose(h);
         return;
     }
@@ -131,7 +137,9 @@ int tconv_registry_load_dir(tconv_registry *r, const char *dir)
 {
     if (!r->ltdl_ready) {
         if (lt_dlinit() != 0) {
-            fprintf(stderr, "tconv: error: cannot initialise libltdl: %s\n", lt_dlerror());
+            char line[512];
+            snprintf(line, sizeof(line), "cannot initialise libltdl: %s", lt_dlerror());
+            loader_say(r, TCONV_NOTICE_WARNING, line);
             return -1;
         }
         r->ltdl_ready = 1;

@@ -6,8 +6,21 @@
 
 #include "internal.h"
 
-static void oom(size_t n)
+/* A program that embeds the library may want to free a cache and try again, or leave its own
+ * way: its handler runs first (tconv_oom_handler_set). */
+static tconv_oom_fn memory_oom_fn;
+static void *memory_oom_user;
+
+TCONV_API void tconv_oom_handler_set(tconv_oom_fn fn, void *user)
 {
+    memory_oom_fn = fn;
+    memory_oom_user = user;
+}
+
+/* 1 when the handler asks for one more try; otherwise the process ends here. */
+static int oom(size_t n, int tried)
+{
+    if (!tried && memory_oom_fn && memory_oom_fn(memory_oom_user, n)) return 1;
     fprintf(stderr, "tconv: error: out of memory (allocating %zu bytes)\n", n);
     exit(1);
 }
@@ -15,21 +28,24 @@ static void oom(size_t n)
 void *tconv_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) oom(n);
+    if (!p && oom(n, 0)) p = malloc(n ? n : 1);
+    if (!p) oom(n, 1);
     return p;
 }
 
 void *tconv_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) oom(n * size);
+    if (!p && oom(n * size, 0)) p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom(n * size, 1);
     return p;
 }
 
 void *tconv_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) oom(n);
+    if (!q && oom(n, 0)) q = realloc(p, n ? n : 1);
+    if (!q) oom(n, 1);
     return q;
 }
 
@@ -45,7 +61,7 @@ void tconv_grow(void **p, size_t *cap, size_t need, size_t size)
     size_t c = *cap ? *cap : 16;
     while (c < need)
         c += c / 2 + 16;
-    if (c > SIZE_MAX / size) oom(SIZE_MAX);
+    if (c > SIZE_MAX / size) oom(SIZE_MAX, 1);
     *p = tconv_xrealloc(*p, c * size);
     *cap = c;
 }

@@ -38,15 +38,28 @@ static tconv_output *output_live;
 
 static void output_rm_tree(const char *path);
 
-static void output_at_exit(void)
+size_t tconv_output_discard_all(void)
 {
+    size_t n = 0;
     for (tconv_output *o = output_live; o; o = o->next_live) {
         if (!o->tmp) continue;
         if (o->mode == TCONV_OUT_DIR)
             output_rm_tree(o->tmp);
         else
             unlink(o->tmp);
+        n++;
     }
+    return n;
+}
+
+TCONV_API size_t tconv_outputs_discard(void)
+{
+    return tconv_output_discard_all();
+}
+
+static void output_at_exit(void)
+{
+    tconv_output_discard_all();
 }
 
 static void output_track(tconv_output *out)

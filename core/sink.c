@@ -17,6 +17,7 @@ struct tconv_sink {
     tconv_order *order;
     tconv_gpu *gpu; /* GPU attribution, when the writer asked for it (core/gpu.c) */
     uint64_t seq;
+    uint64_t emitted; /* by the stages, after the readers are done */
     uint64_t dropped[TCONV_EV_KIND_MAX];
     int have_spans, have_samples;
     void (*progress)(void *user, uint64_t events);
@@ -113,8 +114,10 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         return TCONV_RECORD;
     }
     e.seq = s->seq++;
-    if (s->progress && (e.seq & (SINK_PROGRESS_EVERY - 1)) == 0)
-        s->progress(s->progress_user, e.seq);
+    if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {
+        if (tconv_ctx_interrupted(ctx)) return TCONV_FATAL;
+        if (s->progress) s->progress(s->progress_user, e.seq);
+    }
     e.input = ctx->input;
     if (e.kind != TCONV_EV_METADATA) {
         tconv_ctx_note_time(ctx, e.ts);
@@ -151,6 +154,9 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
 static tconv_status sink_emit(void *user, const tconv_event *ev)
 {
     tconv_sink *s = user;
+    /* The stages may deliver millions of buffered events after the last push. */
+    if ((++s->emitted & (SINK_PROGRESS_EVERY - 1)) == 0 && tconv_ctx_interrupted(s->ctx))
+        return TCONV_FATAL;
     /* Flows buffered only for GPU attribution stop here unless the writer takes them. */
     if (ev->kind != TCONV_EV_SAMPLE && !(s->accepts & TCONV_KIND_BIT(ev->kind))) return TCONV_OK;
     return s->wc->event(s->ws, ev);
@@ -162,8 +168,8 @@ tconv_status tconv_sink_finish(tconv_sink *s)
     tconv_status st = TCONV_OK;
     if (s->order && tconv_ctx_verbosity(ctx) > 0) {
         size_t n = tconv_order_events(s->order), bytes = tconv_order_bytes(s->order);
-        fprintf(stderr, "tconv: ordering stage: %zu events buffered in %.1f MB (%.1f bytes each)\n",
-                n, (double)bytes / 1e6, n ? (double)bytes / (double)n : 0.0);
+        tconv_note(ctx, "ordering stage: %zu events buffered in %.1f MB (%.1f bytes each)", n,
+                   (double)bytes / 1e6, n ? (double)bytes / (double)n : 0.0);
     }
     if (s->mode == SINK_STACKS) {
         if (s->have_spans && s->have_samples) {

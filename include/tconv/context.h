@@ -75,12 +75,25 @@ void tconv_error_wrap(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 int tconv_error_pending(const tconv_ctx *ctx);
 /* Messages outermost first; count in *n. */
 const char *const *tconv_error_chain(const tconv_ctx *ctx, size_t *n);
+/* Clears the chain and its hint. */
 void tconv_error_clear(tconv_ctx *ctx);
+/* How the user can fix the pending error ("run perf script -i FILE first"), shown after it;
+ * set after the error, replaced by the next hint, cleared with the error. ABI 1.1. */
+void tconv_error_hint(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
+const char *tconv_error_hint_get(const tconv_ctx *ctx); /* NULL if none */
 
 /* A warning of a kind ("chrome.bad-event"): counted, and summarised once per kind at the end
  * with its first message. Never printed per event. */
 void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *fmt, ...) TCONV_PRINTF(3, 4);
 uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind);
+/* The i-th kind warned about, in order of first occurrence: its name, first message and count.
+ * 0, or -1 when i is past the last. ABI 1.1. */
+int tconv_warning_get(const tconv_ctx *ctx, size_t i, const char **kind, const char **first,
+                      uint64_t *count);
+
+/* An informational message for the user, shown with -v (the host's notice hook at level
+ * TCONV_NOTICE_INFO): what a stage or a writer held, which choices it made. ABI 1.1. */
+void tconv_note(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 
 /* ---- sample types ----------------------------------------------------------------------- */
 /* Declared by whoever produces SAMPLE events, before the first one. Copied. */

@@ -42,12 +42,12 @@ static void otf2_report_buffers(const otf2_state *st)
         bytes += st->locs[t].buf.len;
     }
     uint64_t flow_bytes = (uint64_t)st->nflows * (sizeof(otf2_flow) + sizeof(otf2_link) + 4);
-    fprintf(stderr,
-            "tconv: otf2: %llu records and %llu markers buffered in %.1f MB (%.1f bytes each); "
-            "%zu flow events paired with %.1f MB more\n",
-            (unsigned long long)records, (unsigned long long)st->nmarkers, (double)bytes / 1e6,
-            records + st->nmarkers ? (double)bytes / (double)(records + st->nmarkers) : 0.0,
-            st->nflows, (double)flow_bytes / 1e6);
+    tconv_note(st->ctx,
+               "otf2: %llu records and %llu markers buffered in %.1f MB (%.1f bytes each); %zu "
+               "flow events paired with %.1f MB more",
+               (unsigned long long)records, (unsigned long long)st->nmarkers, (double)bytes / 1e6,
+               records + st->nmarkers ? (double)bytes / (double)(records + st->nmarkers) : 0.0,
+               st->nflows, (double)flow_bytes / 1e6);
 }
 
 static tconv_status otf2_finish(void *state)

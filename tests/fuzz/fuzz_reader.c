@@ -185,7 +185,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st != TCONV_OK && !tconv_error_pending(ctx)) abort();
         tconv_input_close(in);
     }
-    if (fuzz_verbose && tconv_error_pending(ctx)) tconv_error_print(ctx, stderr);
+    size_t nerr;
+    const char *const *chain = tconv_error_chain(ctx, &nerr);
+    for (size_t i = 0; fuzz_verbose && i < nerr; i++)
+        fprintf(stderr, "%s%s\n", i ? "  caused by: " : "tconv: error: ", chain[i]);
     tconv_sink_free(sink);
     tconv_options_free(&ro);
     tconv_ctx_free(ctx);

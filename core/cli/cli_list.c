@@ -1,0 +1,92 @@
+/* --list and --help-plugin: what the loaded plugins offer, from their descriptors. */
+#include <string.h>
+
+#include "cli.h"
+
+void cli_list(const tconv_host *h)
+{
+    size_t n = tconv_host_plugin_count(h);
+    if (!n) printf("no plugins found (set TCONV_PLUGIN_PATH or use --plugin-path)\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *path;
+        const tconv_plugin_desc *d = tconv_host_plugin(h, i, &path);
+        printf("%s %s  %s\n", d->name, d->version ? d->version : "", path);
+        if (d->description) printf("    %s\n", d->description);
+        for (const tconv_reader_class *const *c = d->readers; c && *c; c++)
+            printf("    reader  %-12s %s\n", (*c)->name,
+                   (*c)->description ? (*c)->description : "");
+        for (const tconv_writer_class *const *c = d->writers; c && *c; c++)
+            printf("    writer  %-12s %s\n", (*c)->name,
+                   (*c)->description ? (*c)->description : "");
+    }
+}
+
+static void cli_list_names(const tconv_host *h, int writers, FILE *f)
+{
+    int any = 0;
+    for (size_t i = 0; i < tconv_host_plugin_count(h); i++) {
+        const tconv_plugin_desc *d = tconv_host_plugin(h, i, NULL);
+        if (writers) {
+            for (const tconv_writer_class *const *c = d->writers; c && *c; c++)
+                fprintf(f, "%s%s", any++ ? ", " : "", (*c)->name);
+        } else {
+            for (const tconv_reader_class *const *c = d->readers; c && *c; c++)
+                fprintf(f, "%s%s", any++ ? ", " : "", (*c)->name);
+        }
+    }
+    if (!any) fprintf(f, "none (no plugins found; see --list and TCONV_PLUGIN_PATH)");
+}
+
+static void cli_print_options(const tconv_option_desc *o, const char *flag)
+{
+    if (!o || !o->name) {
+        printf("  no options\n");
+        return;
+    }
+    printf("  options (%s key=val):\n", flag);
+    for (; o->name; o++) {
+        const char *type = o->type == TCONV_OPT_BOOL     ? "bool"
+                           : o->type == TCONV_OPT_INT    ? "int"
+                           : o->type == TCONV_OPT_DOUBLE ? "number"
+                           : o->type == TCONV_OPT_ENUM   ? o->choices
+                                                         : "text";
+        printf("    %-14s %-12s %s", o->name, type, o->help ? o->help : "");
+        if (o->default_value) printf(" (default: %s)", o->default_value);
+        printf("\n");
+    }
+}
+
+int cli_help_plugin(const tconv_host *h, const char *name)
+{
+    int found = 0;
+    for (size_t i = 0; i < tconv_host_plugin_count(h); i++) {
+        const char *path;
+        const tconv_plugin_desc *d = tconv_host_plugin(h, i, &path);
+        int whole = strcmp(d->name, name) == 0;
+        for (const tconv_reader_class *const *c = d->readers; c && *c; c++) {
+            if (!whole && strcmp((*c)->name, name) != 0) continue;
+            printf("reader %s (plugin %s, %s)\n  %s\n", (*c)->name, d->name, path,
+                   (*c)->description ? (*c)->description : "");
+            if ((*c)->extensions) printf("  file extensions: %s\n", (*c)->extensions);
+            cli_print_options((*c)->options, "-R");
+            found = 1;
+        }
+        for (const tconv_writer_class *const *c = d->writers; c && *c; c++) {
+            if (!whole && strcmp((*c)->name, name) != 0) continue;
+            printf("writer %s (plugin %s, %s)\n  %s\n", (*c)->name, d->name, path,
+                   (*c)->description ? (*c)->description : "");
+            if ((*c)->flags & TCONV_WRITER_DIRECTORY) printf("  writes a directory: -o DIR\n");
+            cli_print_options((*c)->options, "-W");
+            found = 1;
+        }
+    }
+    if (!found) {
+        fprintf(stderr, "tconv: no plugin, reader or writer named '%s'; readers: ", name);
+        cli_list_names(h, 0, stderr);
+        fprintf(stderr, "; writers: ");
+        cli_list_names(h, 1, stderr);
+        fprintf(stderr, "\n");
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}

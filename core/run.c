@@ -1,0 +1,390 @@
+/* One conversion: choose the writer and check every option before anything is read or
+ * written, open the output (a temporary until the end), read each input with its reader into
+ * the sink, finish the writer, and commit the output only when all of it worked. Every way out
+ * but success leaves the output as it was. */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+struct tconv_run {
+    tconv_host *host;
+    tconv_run_opts o; /* strings and arrays owned by the run */
+    char **owned;     /* every string the run copied, freed with it */
+    size_t nowned;
+    tconv_ctx *ctx;
+    atomic_int interrupt;
+    tconv_run_stats stats;
+    int executed;
+
+    /* while executing */
+    const tconv_writer_class *wc;
+    const tconv_reader_class *fixed; /* named with -r, or NULL: detected per input */
+    tconv_options wopts;
+    tconv_progress prog;
+    tconv_input *in; /* being read, for progress */
+    uint64_t done_bytes;
+};
+
+static char *run_keep(tconv_run *r, const char *s)
+{
+    if (!s) return NULL;
+    r->owned = tconv_xrealloc(r->owned, (r->nowned + 1) * sizeof(*r->owned));
+    return r->owned[r->nowned++] = tconv_xstrdup(s);
+}
+
+static const char *const *run_keep_list(tconv_run *r, const char *const *v, size_t n)
+{
+    if (!n) return NULL;
+    const char **copy = tconv_xcalloc(n, sizeof(*copy));
+    for (size_t i = 0; i < n; i++)
+        copy[i] = run_keep(r, v[i]);
+    r->owned = tconv_xrealloc(r->owned, (r->nowned + 1) * sizeof(*r->owned));
+    r->owned[r->nowned++] = (char *)copy;
+    return copy;
+}
+
+TCONV_API tconv_run *tconv_run_new(tconv_host *h, const tconv_run_opts *opts)
+{
+    tconv_run *r = tconv_xcalloc(1, sizeof(*r));
+    r->host = h;
+    tconv_run_opts def = TCONV_RUN_OPTS_INIT;
+    r->o = def;
+    /* A program built against an older minor knows a shorter struct. */
+    size_t n = opts->struct_size < sizeof(r->o) ? opts->struct_size : sizeof(r->o);
+    memcpy(&r->o, opts, n);
+    r->o.struct_size = sizeof(r->o);
+    r->o.reader = run_keep(r, r->o.reader);
+    r->o.writer = run_keep(r, r->o.writer);
+    r->o.output = run_keep(r, r->o.output);
+    r->o.inputs = run_keep_list(r, r->o.inputs, r->o.ninputs);
+    r->o.reader_options = run_keep_list(r, r->o.reader_options, r->o.nreader_options);
+    r->o.writer_options = run_keep_list(r, r->o.writer_options, r->o.nwriter_options);
+    atomic_init(&r->interrupt, 0);
+    r->ctx = tconv_ctx_new();
+    tconv_ctx_set_verbosity(r->ctx, r->o.verbosity);
+    r->ctx->notice = h->hooks.notice;
+    r->ctx->notice_user = h->hooks.user;
+    r->ctx->interrupt = &r->interrupt;
+    r->stats.struct_size = sizeof(r->stats);
+    return r;
+}
+
+TCONV_API void tconv_run_free(tconv_run *r)
+{
+    if (!r) return;
+    tconv_options_free(&r->wopts);
+    tconv_ctx_free(r->ctx);
+    for (size_t i = 0; i < r->nowned; i++)
+        free(r->owned[i]);
+    free(r->owned);
+    free(r);
+}
+
+TCONV_API tconv_ctx *tconv_run_ctx(tconv_run *r)
+{
+    return r->ctx;
+}
+
+TCONV_API void tconv_run_interrupt(tconv_run *r)
+{
+    atomic_store_explicit(&r->interrupt, 1, memory_order_relaxed);
+}
+
+TCONV_API void tconv_run_get_stats(const tconv_run *r, tconv_run_stats *st)
+{
+    size_t n = st->struct_size < sizeof(*st) ? st->struct_size : sizeof(*st);
+    memcpy(st, &r->stats, n);
+}
+
+static double run_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *run_class_name(const tconv_plugin_desc *d, int writers, size_t k)
+{
+    if (writers) return d->writers && d->writers[k] ? d->writers[k]->name : NULL;
+    return d->readers && d->readers[k] ? d->readers[k]->name : NULL;
+}
+
+/* "a, b, c": the names of every reader (or writer), for messages. */
+static char *run_names(const tconv_host *h, int writers)
+{
+    size_t len = 0, cap = 64;
+    char *s = tconv_xmalloc(cap);
+    s[0] = 0;
+    for (size_t i = 0; i < h->reg.n; i++) {
+        const char *name;
+        for (size_t k = 0; (name = run_class_name(h->reg.plugins[i].desc, writers, k)); k++) {
+            TCONV_GROW(s, cap, len + strlen(name) + 3);
+            len += (size_t)sprintf(s + len, "%s%s", len ? ", " : "", name);
+        }
+    }
+    if (len) return s;
+    free(s);
+    return tconv_xstrdup("none (no plugins found; see --list and TCONV_PLUGIN_PATH)");
+}
+
+static int run_declares(const tconv_reader_class *rc, const char *kv)
+{
+    size_t len = strcspn(kv, "=");
+    for (const tconv_option_desc *d = rc->options; d && d->name; d++)
+        if (strlen(d->name) == len && strncmp(d->name, kv, len) == 0) return 1;
+    return 0;
+}
+
+/* Reader options for rc: with a reader named by -r, all of them (an unknown one is an error);
+ * with detected readers, the ones rc declares, since one folder may mix formats. strict
+ * becomes strict=true where the reader has that option. */
+static int run_parse_ropts(const tconv_run *r, const tconv_reader_class *rc, int named,
+                           tconv_options *ro, char *err, size_t cap)
+{
+    char **kv = tconv_xcalloc(r->o.nreader_options + 1, sizeof(char *));
+    size_t n = 0;
+    for (size_t i = 0; i < r->o.nreader_options; i++)
+        if (named || run_declares(rc, r->o.reader_options[i]))
+            kv[n++] = (char *)r->o.reader_options[i];
+    for (const tconv_option_desc *d = rc->options; r->o.strict && d && d->name; d++)
+        if (strcmp(d->name, "strict") == 0) kv[n++] = "strict=true";
+    int rc_ = tconv_options_parse(ro, rc->options, kv, n, err, cap);
+    free(kv);
+    return rc_;
+}
+
+/* Everything that can be checked before the output is touched: a mistake here costs nothing. */
+static int run_check(tconv_run *r)
+{
+    tconv_ctx *ctx = r->ctx;
+    const tconv_host *h = r->host;
+    char err[1024];
+    const char *wname = r->o.writer;
+    if (wname) {
+        r->wc = tconv_host_writer(h, wname);
+    } else {
+        r->wc = tconv_host_writer_for(h, r->o.output);
+        if (!r->wc) {
+            tconv_error_usage(ctx, "no writer: give one with -w (writers: see --list), or an -o "
+                                   "name ending in .pb.gz, .pprof, .folded, .csv or .txt");
+            return -1;
+        }
+    }
+    if (!r->wc) {
+        char *names = run_names(h, 1);
+        tconv_error_usage(ctx, "unknown writer '%s'; available writers: %s", wname, names);
+        free(names);
+        return -1;
+    }
+    if (tconv_options_parse(&r->wopts, r->wc->options, (char *const *)r->o.writer_options,
+                            r->o.nwriter_options, err, sizeof(err)) < 0) {
+        tconv_error_usage(ctx, "writer %s: %s", r->wc->name, err);
+        return -1;
+    }
+    if ((r->wc->flags & TCONV_WRITER_DIRECTORY) && (!r->o.output || !strcmp(r->o.output, "-"))) {
+        tconv_error_usage(ctx, "the %s writer writes a directory: give it with -o DIR",
+                          r->wc->name);
+        return -1;
+    }
+    if (r->o.reader && !(r->fixed = tconv_host_reader(h, r->o.reader))) {
+        char *names = run_names(h, 0);
+        tconv_error_usage(ctx, "unknown reader '%s'; available readers: %s", r->o.reader, names);
+        free(names);
+        return -1;
+    }
+    /* Reader options are checked up front when the reader is known, so a typo costs nothing. */
+    if (r->fixed) {
+        tconv_options ro;
+        int bad = run_parse_ropts(r, r->fixed, 1, &ro, err, sizeof(err)) < 0;
+        tconv_options_free(&ro);
+        if (bad) {
+            tconv_error_usage(ctx, "reader %s: %s", r->fixed->name, err);
+            return -1;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < r->o.nreader_options; i++) {
+        int known = 0;
+        for (size_t p = 0; p < h->reg.n && !known; p++)
+            for (const tconv_reader_class *const *c = h->reg.plugins[p].desc->readers;
+                 c && *c && !known; c++)
+                known = run_declares(*c, r->o.reader_options[i]);
+        if (!known) {
+            tconv_error_usage(ctx,
+                              "no reader has the option '%.*s'; see --help-plugin READER, and "
+                              "name the reader with -r",
+                              (int)strcspn(r->o.reader_options[i], "="), r->o.reader_options[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void run_report(tconv_run *r)
+{
+    if (!r->host->hooks.progress) return;
+    r->prog.events = r->stats.events;
+    r->prog.bytes_read = r->done_bytes + (r->in ? tconv_input_raw_offset(r->in) : 0);
+    r->prog.name = r->in ? tconv_input_name(r->in) : NULL;
+    r->host->hooks.progress(r->host->hooks.user, &r->prog);
+}
+
+static void run_tick(void *user, uint64_t events)
+{
+    tconv_run *r = user;
+    r->stats.events = events;
+    run_report(r);
+}
+
+/* The reader for input i, or NULL (skipped, or an error on the ctx: *fatal says which). */
+static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
+                                                 const tconv_input_item *it, int *fatal)
+{
+    tconv_ctx *ctx = r->ctx;
+    const tconv_reader_class *rc = r->fixed;
+    size_t hlen;
+    const unsigned char *head = tconv_input_peek(in, &hlen);
+    *fatal = 0;
+    if (!rc) {
+        rc = tconv_host_detect(r->host, head, hlen, tconv_input_name(in));
+    } else if (it->dir && rc->probe && rc->probe(head, hlen) <= 0) {
+        rc = NULL;
+    }
+    if (rc) return rc;
+    if (tconv_error_pending(ctx)) {
+        *fatal = 1;
+        return NULL;
+    }
+    if (it->dir) {
+        /* A folder may hold files of other formats (logs, images): skip them, counted. */
+        tconv_warning_add(ctx, "core.skipped-file",
+                          "'%s' (in '%s') is not in a format %s recognises; skipped", it->path,
+                          it->dir, r->fixed ? r->fixed->name : "any reader");
+        return NULL;
+    }
+    char *names = run_names(r->host, 0);
+    tconv_error_set(ctx, "cannot tell the format of '%s'; tried readers: %s", tconv_input_name(in),
+                    names);
+    tconv_error_hint(ctx, "name the format with -r READER");
+    free(names);
+    *fatal = 1;
+    return NULL;
+}
+
+/* Reads every input into the sink; TCONV_FATAL with the error on the ctx. */
+static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
+{
+    tconv_ctx *ctx = r->ctx;
+    tconv_input_list inputs = {0};
+    tconv_inputs_expand(&inputs, r->o.inputs, r->o.ninputs);
+    r->prog.ninputs = (uint32_t)inputs.n;
+    tconv_status st = TCONV_OK;
+    char err[1024];
+    for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
+        const tconv_input_item *it = &inputs.items[i];
+        uint32_t index = r->stats.inputs;
+        tconv_ctx_set_input(ctx, index);
+        r->prog.input = index;
+        tconv_input *in = tconv_input_open(ctx, it->path, index, r->o.max_input_size);
+        if (!in) {
+            st = TCONV_FATAL;
+            break;
+        }
+        int fatal;
+        const tconv_reader_class *rc = run_pick_reader(r, in, it, &fatal);
+        if (!rc) {
+            tconv_input_close(in);
+            r->prog.inputs_done++;
+            if (fatal) st = TCONV_FATAL;
+            continue;
+        }
+        r->stats.inputs++;
+        tconv_options ro;
+        if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
+            tconv_error_usage(ctx, "reader %s: %s", rc->name, err);
+            *usage = 1;
+            tconv_options_free(&ro);
+            tconv_input_close(in);
+            st = TCONV_FATAL;
+            break;
+        }
+        tconv_note(ctx, "reading '%s' with the %s reader", tconv_input_name(in), rc->name);
+        r->in = in;
+        run_report(r);
+        st = rc->read(ctx, in, &ro, sink);
+        if (st != TCONV_OK && !tconv_error_pending(ctx))
+            tconv_error_set(ctx, "%s: the %s reader failed without saying why",
+                            tconv_input_name(in), rc->name);
+        r->done_bytes += tconv_input_raw_offset(in);
+        r->stats.bytes_read += tconv_input_raw_offset(in);
+        r->stats.bytes_plain += tconv_input_offset(in);
+        r->in = NULL;
+        r->prog.inputs_done++;
+        r->stats.events = tconv_sink_events(sink);
+        run_report(r);
+        tconv_options_free(&ro);
+        tconv_input_close(in);
+    }
+    if (st == TCONV_OK && r->stats.inputs == 0) {
+        /* Only directories were given, and nothing in them could be read. */
+        tconv_error_set(ctx, "no file under '%s' is in a format tconv can read",
+                        r->o.ninputs ? r->o.inputs[0] : "-");
+        st = TCONV_FATAL;
+    }
+    tconv_inputs_free(&inputs);
+    return st;
+}
+
+static tconv_outcome run_convert(tconv_run *r)
+{
+    tconv_ctx *ctx = r->ctx;
+    const tconv_writer_class *wc = r->wc;
+    tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
+                            r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
+    tconv_output *out = tconv_output_open(ctx, r->o.output, &oo);
+    if (!out) return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
+    void *ws = NULL;
+    tconv_status st = wc->open(ctx, out, &r->wopts, &ws);
+    if (st != TCONV_OK) {
+        if (!tconv_error_pending(ctx))
+            tconv_error_set(ctx, "the %s writer failed to start", wc->name);
+        tconv_output_close(out);
+        return TCONV_FAILED;
+    }
+    tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
+    tconv_sink_set_progress(sink, run_tick, r);
+    int usage = 0;
+    st = run_read(r, sink, &usage);
+    if (st == TCONV_OK) {
+        st = tconv_sink_finish(sink);
+        if (st != TCONV_OK && !tconv_error_pending(ctx))
+            tconv_error_set(ctx, "the %s writer failed without saying why", wc->name);
+        if (st != TCONV_OK && !tconv_ctx_interrupted(ctx))
+            tconv_error_wrap(ctx, "writing '%s' failed", tconv_output_name(out));
+    }
+    r->stats.events = tconv_sink_events(sink);
+    tconv_sink_free(sink);
+    wc->destroy(ws);
+    /* A signal that came after the last check still wins over the commit. */
+    if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
+    if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
+    tconv_output_close(out); /* removes the temporary file or directory if not committed */
+    if (st == TCONV_OK) return TCONV_DONE;
+    if (atomic_load(&r->interrupt)) return TCONV_INTERRUPTED;
+    return usage ? TCONV_USAGE : TCONV_FAILED;
+}
+
+TCONV_API tconv_outcome tconv_run_execute(tconv_run *r)
+{
+    if (r->executed) {
+        tconv_error_usage(r->ctx, "a run is executed once; make a new one");
+        return TCONV_USAGE;
+    }
+    r->executed = 1;
+    double t0 = run_now();
+    r->prog.struct_size = sizeof(r->prog);
+    tconv_outcome res = run_check(r) < 0 ? TCONV_USAGE : run_convert(r);
+    r->stats.seconds = run_now() - t0;
+    return res;
+}
