@@ -9,9 +9,6 @@
 
 #include "internal.h"
 
-#ifndef TCONV_VERSION
-#define TCONV_VERSION "0.0.0"
-#endif
 #ifndef TCONV_PLUGINDIR
 #define TCONV_PLUGINDIR "/usr/local/lib/tconv/plugins"
 #endif

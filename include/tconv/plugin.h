@@ -14,13 +14,12 @@
 #include "context.h"
 #include "event.h"
 #include "io.h"
+/* Generated at build time (not beside this file in the source tree), hence the <tconv/...> form. */
+#include <tconv/version.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TCONV_ABI_MAJOR 1
-#define TCONV_ABI_MINOR 0
 
 #if defined(__GNUC__)
 #define TCONV_EXPORT __attribute__((visibility("default")))

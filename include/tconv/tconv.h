@@ -6,5 +6,6 @@
 #include "event.h"
 #include "io.h"
 #include "plugin.h"
+#include <tconv/version.h>
 
 #endif

@@ -154,7 +154,7 @@ static const tconv_plugin_desc csv_plugin = {
     .abi_major = TCONV_ABI_MAJOR,
     .abi_minor = TCONV_ABI_MINOR,
     .name = "csv",
-    .version = "0.1.0",
+    .version = TCONV_VERSION,
     .description = "CSV tables for analysis: events, operators, kernels, stacks, memory",
     .writers = csv_writers,
 };

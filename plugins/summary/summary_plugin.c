@@ -96,7 +96,7 @@ static const tconv_plugin_desc summary_plugin = {
     .abi_major = TCONV_ABI_MAJOR,
     .abi_minor = TCONV_ABI_MINOR,
     .name = "summary",
-    .version = "0.1.0",
+    .version = TCONV_VERSION,
     .description = "Text report of a trace or profile",
     .writers = summary_writers,
 };

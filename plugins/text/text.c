@@ -352,7 +352,7 @@ static const tconv_plugin_desc text_plugin = {
     .abi_major = TCONV_ABI_MAJOR,
     .abi_minor = TCONV_ABI_MINOR,
     .name = "text",
-    .version = "0.1.0",
+    .version = TCONV_VERSION,
     .description = "Deterministic text dumps of the event stream",
     .writers = text_writers,
 };

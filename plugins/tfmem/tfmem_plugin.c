@@ -294,7 +294,7 @@ static const tconv_plugin_desc tfmem_plugin = {
     .abi_major = TCONV_ABI_MAJOR,
     .abi_minor = TCONV_ABI_MINOR,
     .name = "tfmem",
-    .version = "0.1.0",
+    .version = TCONV_VERSION,
     .description = "TensorFlow memory profiles: allocator counters and memory activities",
     .readers = tfmem_readers,
 };

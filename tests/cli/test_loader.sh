@@ -7,8 +7,8 @@ B=$(cd "$BROKEN_PLUGINS" && pwd -P)
 sed "s#$B#BROKEN#g" "$TMP/err" >"$TMP/warnings"
 cat >"$TMP/expected" <<EOT
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-garbage.so': not a loadable shared object: BROKEN/tconv-broken-garbage.so: invalid ELF header
-tconv: warning: skipping plugin 'BROKEN/tconv-broken-major.so': built for plugin ABI 2.0, but this tconv has ABI 1.0 (rebuild the plugin against this tconv's headers)
-tconv: warning: skipping plugin 'BROKEN/tconv-broken-minor.so': needs plugin ABI 1.1, newer than this tconv's 1.0 (upgrade tconv)
+tconv: warning: skipping plugin 'BROKEN/tconv-broken-major.so': built for plugin ABI 2.0, but this tconv has ABI 1.1 (rebuild the plugin against this tconv's headers)
+tconv: warning: skipping plugin 'BROKEN/tconv-broken-minor.so': needs plugin ABI 1.2, newer than this tconv's 1.1 (upgrade tconv)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-noentry.so': no entry point 'tconv_plugin_describe' (is it a tconv plugin? plugins define it with TCONV_PLUGIN())
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-undefined.so': not a loadable shared object: BROKEN/tconv-broken-undefined.so: undefined symbol: tconv_test_missing_fn (the plugin needs a symbol that neither tconv nor its libraries provide)
 EOT
