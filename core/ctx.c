@@ -47,6 +47,7 @@ void tconv_ctx_free(tconv_ctx *ctx)
     free(ctx->warnings);
     ctx_free_stypes(ctx);
     free(ctx->launch_tol);
+    free(ctx->str_class);
     free(ctx);
 }
 
@@ -77,8 +78,8 @@ int tconv_ctx_ignores_args(const tconv_ctx *ctx)
 
 TCONV_API int tconv_args_wanted(const tconv_ctx *ctx)
 {
-    /* GPU attribution reads the correlation ids of spans from their args (core/gpu.c). */
-    return !ctx->ignore_args || ctx->gpu_attribute;
+    /* Correlation ids come from the args of readers that do not set tconv_event.corr. */
+    return !ctx->ignore_args || ctx->gpu_attribute || ctx->need_corr;
 }
 
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t)

@@ -71,20 +71,6 @@ typedef struct gpu_key {
 
 enum { GPU_ROLE_CPU, GPU_ROLE_ACTIVITY, GPU_ROLE_SKIP };
 
-/* Kineto's categories (2021 and current), CUPTI-style JSON's, MTIA's device events. */
-static const char *const gpu_device_names[] = {
-    "kernel",     "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset",
-    "GPU_Kernel", "MemCopy",    "MemSet",     "memcpy", "memset", "mtia_ccp_events"};
-/* Correlated, but neither a launch nor GPU work: waits, annotations, the tracer's overhead. */
-static const char *const gpu_skip_names[] = {"cuda_sync", "gpu_user_annotation", "Overhead"};
-static const char *const gpu_corr_names[] = {"correlation", "correlationId", "correlation_id"};
-#define GPU_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-enum {
-    GPU_NDEVICE = GPU_COUNT(gpu_device_names),
-    GPU_NSKIP = GPU_COUNT(gpu_skip_names),
-    GPU_NCORR = GPU_COUNT(gpu_corr_names)
-};
-
 /* The stack stage's open spans, as this stage sees them. */
 typedef struct gpu_open {
     int64_t ts;
@@ -104,8 +90,6 @@ typedef struct gpu_pending {
 
 struct tconv_gpu {
     tconv_ctx *ctx;
-    tconv_str corr_keys[GPU_NCORR];
-    tconv_str device_cats[GPU_NDEVICE], skip_cats[GPU_NSKIP];
     gpu_note *notes;
     size_t nnotes, capnotes, note_hint;
     gpu_launch *launches;
@@ -173,12 +157,6 @@ tconv_gpu *tconv_gpu_new(tconv_ctx *ctx)
 {
     tconv_gpu *g = tconv_xcalloc(1, sizeof(*g));
     g->ctx = ctx;
-    for (size_t i = 0; i < GPU_NDEVICE; i++)
-        g->device_cats[i] = tconv_string_intern_cstr(ctx, gpu_device_names[i]);
-    for (size_t i = 0; i < GPU_NSKIP; i++)
-        g->skip_cats[i] = tconv_string_intern_cstr(ctx, gpu_skip_names[i]);
-    for (size_t i = 0; i < GPU_NCORR; i++)
-        g->corr_keys[i] = tconv_string_intern_cstr(ctx, gpu_corr_names[i]);
     tconv_stacktab_init(&g->tab);
     g->track = UINT32_MAX;
     return g;
@@ -209,52 +187,14 @@ static size_t gpu_bytes(const tconv_gpu *g)
            g->capleaves * sizeof(*g->leaves) + tconv_stacktab_bytes(&g->tab);
 }
 
-static int gpu_is(const tconv_str *set, size_t n, tconv_str s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (set[i] == s) return 1;
-    return 0;
-}
-
 /* ---- while the readers push ------------------------------------------------------------- */
-
-/* A correlation id as producers write it: an integer, or its decimal text. 0 means none, as
- * CUPTI counts from 1. */
-static uint64_t gpu_corr_value(const tconv_ctx *ctx, const tconv_arg *a)
-{
-    switch (a->type) {
-    case TCONV_ARG_INT:
-        return a->v.i > 0 ? (uint64_t)a->v.i : 0;
-    case TCONV_ARG_UINT:
-        return a->v.u;
-    case TCONV_ARG_DOUBLE:
-        return a->v.d >= 1 && a->v.d < 1.8e19 && a->v.d == (double)(uint64_t)a->v.d
-                   ? (uint64_t)a->v.d
-                   : 0;
-    case TCONV_ARG_STRING: {
-        const char *s = tconv_string_get(ctx, a->v.s);
-        uint64_t v = 0;
-        if (!*s) return 0;
-        for (; *s; s++) {
-            if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10) return 0;
-            v = v * 10 + (uint64_t)(*s - '0');
-        }
-        return v;
-    }
-    default:
-        return 0;
-    }
-}
 
 void tconv_gpu_note_span(tconv_gpu *g, const tconv_event *ev)
 {
-    if (ev->kind == TCONV_EV_END) return; /* an END's args would need its BEGIN's seq */
-    uint64_t corr = 0;
-    for (uint32_t i = 0; i < ev->nargs && !corr; i++)
-        if (gpu_is(g->corr_keys, GPU_NCORR, ev->args[i].key))
-            corr = gpu_corr_value(g->ctx, &ev->args[i]);
+    if (ev->kind == TCONV_EV_END) return; /* an END's id would need its BEGIN's seq */
+    uint64_t corr = ev->corr;
     /* A device span without an id still needs its own length, should a flow reach it. */
-    if (!corr && !gpu_is(g->device_cats, GPU_NDEVICE, ev->cat)) return;
+    if (!corr && !tconv_role_is_gpu(ev->role)) return;
     TCONV_GROW(g->notes, g->capnotes, g->nnotes + 1);
     int64_t dur = ev->kind != TCONV_EV_COMPLETE ? -1 : ev->dur > 0 ? ev->dur : 0;
     g->notes[g->nnotes++] = (gpu_note){.seq = ev->seq, .corr = corr, .dur = dur};
@@ -399,13 +339,16 @@ static const gpu_note *gpu_note_find(tconv_gpu *g, uint64_t seq)
     return &g->notes[lo];
 }
 
-/* Device categories are GPU work wherever they are (CUPTI-style JSON puts them on tracks no
- * reader marks as GPU); on a GPU stream everything but waits and annotations is. */
-static int gpu_role(const tconv_gpu *g, uint32_t track, tconv_str cat)
+/* Device roles are GPU work wherever they are (CUPTI-style JSON puts them on tracks no reader
+ * marks as GPU); on a GPU stream everything but waits, annotations and the tracer's own cost
+ * is. */
+static int gpu_role(const tconv_gpu *g, const tconv_event *ev)
 {
-    if (gpu_is(g->device_cats, GPU_NDEVICE, cat)) return GPU_ROLE_ACTIVITY;
-    if (gpu_is(g->skip_cats, GPU_NSKIP, cat)) return GPU_ROLE_SKIP;
-    const tconv_track *t = tconv_track_describe(g->ctx, track);
+    if (tconv_role_is_gpu(ev->role)) return GPU_ROLE_ACTIVITY;
+    if (ev->role == TCONV_ROLE_SYNC || ev->role == TCONV_ROLE_GPU_ANNOTATION ||
+        ev->role == TCONV_ROLE_OVERHEAD)
+        return GPU_ROLE_SKIP;
+    const tconv_track *t = tconv_track_describe(g->ctx, ev->track);
     return t && t->kind == TCONV_TRACK_GPU ? GPU_ROLE_ACTIVITY : GPU_ROLE_CPU;
 }
 
@@ -429,7 +372,7 @@ void tconv_gpu_begin(tconv_gpu *g, const tconv_event *ev, const tconv_frame *fra
     gpu_on_track(g, ev->track);
     TCONV_GROW(g->open, g->capopen, depth);
     gpu_open *o = &g->open[depth - 1];
-    *o = (gpu_open){ev->ts, GPU_NONE, GPU_NONE, gpu_role(g, ev->track, ev->cat)};
+    *o = (gpu_open){ev->ts, GPU_NONE, GPU_NONE, gpu_role(g, ev)};
     const gpu_note *n = gpu_note_find(g, ev->seq);
     if (o->role == GPU_ROLE_ACTIVITY) {
         TCONV_GROW(g->acts, g->capacts, g->nacts + 1);

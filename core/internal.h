@@ -80,6 +80,7 @@ struct tconv_ctx {
     int64_t first_ns, last_ns;
     int ignore_args;
     int gpu_attribute;   /* a writer asked for GPU attribution (core/gpu.c) */
+    int need_corr;       /* the writer reads tconv_event.corr (TCONV_NEED_CORR) */
     int64_t *launch_tol; /* per input: launch-stack tolerance in ns, -1 if not declared */
     size_t nlaunch_tol;  /* entries, all set (the array's capacity) */
     int error_usage;     /* the pending error is the caller's mistake, not the input's */
@@ -88,6 +89,8 @@ struct tconv_ctx {
     void (*notice)(void *user, tconv_notice_level level, const char *text);
     void *notice_user;
     const atomic_int *interrupt; /* nonzero: the run was asked to stop (tconv_run_interrupt) */
+    unsigned char *str_class;    /* per string id: its role as a category, ... (core/role.c) */
+    size_t nstr_class;
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -103,6 +106,9 @@ int tconv_error_is_usage(const tconv_ctx *ctx);
 /* Nonzero when the run was asked to stop; sets the error then. For loops that may run long
  * without pushing an event (reading a quiet pipe, a writer's finish). */
 int tconv_ctx_interrupted(tconv_ctx *ctx);
+/* Give a span its role (from its category unless the reader set one) and its correlation id
+ * (from its args unless set): core/role.c. */
+void tconv_role_fill(tconv_ctx *ctx, tconv_event *e);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 
@@ -287,6 +293,10 @@ struct tconv_host {
     size_t nseen;
 };
 void tconv_registry_free(tconv_registry *r);
+/* A writer class's ABI 1.1 fields, or NULL when its plugin was built before them. */
+#define TCONV_CLASS_HAS(c, field)                                                                  \
+    ((c)->struct_size >= offsetof(__typeof__(*(c)), field) + sizeof((c)->field))
+#define TCONV_CLASS_GET(c, field) (TCONV_CLASS_HAS(c, field) ? (c)->field : NULL)
 const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);
 const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,

@@ -74,6 +74,7 @@ typedef struct order_list {
 /* The strings of a record, interned together: spans and points repeat few combinations. */
 typedef struct order_names {
     tconv_str name, cat, key, unit;
+    uint32_t role; /* follows the category almost always, so it costs no record bits */
 } order_names;
 
 /* Side values a record points to, in blocks, so growing never copies nor doubles. */
@@ -145,6 +146,7 @@ static size_t order_names_hash(const order_names *n)
 {
     uint64_t h = ((uint64_t)n->name << 32 | n->cat) * UINT64_C(0x9e3779b97f4a7c15);
     h ^= ((uint64_t)n->key << 32 | n->unit) * UINT64_C(0xc2b2ae3d27d4eb4f);
+    h ^= (uint64_t)n->role * UINT64_C(0x165667b19e3779f9);
     return (size_t)(h >> 29);
 }
 
@@ -169,7 +171,8 @@ static uint32_t order_names_get(tconv_order *o, order_names key)
     size_t h = order_names_hash(&key) & (o->nslots - 1);
     for (; o->slots[h]; h = (h + 1) & (o->nslots - 1)) {
         const order_names *p = &o->names[o->slots[h] - 1];
-        if (p->name == key.name && p->cat == key.cat && p->key == key.key && p->unit == key.unit)
+        if (p->name == key.name && p->cat == key.cat && p->key == key.key && p->unit == key.unit &&
+            p->role == key.role)
             return o->slots[h] - 1;
     }
     TCONV_GROW(o->names, o->capnames, o->nnames + 1);
@@ -260,10 +263,17 @@ static int order_is_flow(unsigned kind)
     return kind == TCONV_EV_FLOW_START || kind == TCONV_EV_FLOW_STEP || kind == TCONV_EV_FLOW_END;
 }
 
+/* Correlation ids are kept for writers that read them, and with the args they come from. */
+static int order_keeps_corr(const tconv_order *o, int keep_args)
+{
+    return keep_args || o->ctx->need_corr;
+}
+
 /* Does the event carry anything a record cannot hold? */
-static int order_needs_full(const tconv_event *ev, int keep_args)
+static int order_needs_full(const tconv_event *ev, int keep_args, int keep_corr)
 {
     if (keep_args && ev->nargs) return 1;
+    if (keep_corr && ev->corr) return 1;
     if (ev->flags > UINT8_MAX) return 1;
     switch (ev->kind) {
     case TCONV_EV_BEGIN:
@@ -291,6 +301,7 @@ static void order_make_full(tconv_order *o, order_rec *r, const tconv_event *ev,
     tconv_event *e = &o->full[o->nfull];
     *e = *ev;
     if (!keep_args) e->nargs = 0;
+    if (!order_keeps_corr(o, keep_args)) e->corr = 0; /* the same for every event of a run */
     if (!o->keep_payload) e->nframes = e->nvalues = 0;
     e->args = tconv_arena_dup(&o->arena, ev->args, e->nargs * sizeof(*ev->args));
     e->frames = tconv_arena_dup(&o->arena, ev->frames, e->nframes * sizeof(*ev->frames));
@@ -362,14 +373,14 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
     r->kind = (uint8_t)ev->kind;
     r->flags = (uint8_t)ev->flags;
     int counter = ev->kind == TCONV_EV_COUNTER;
-    r->names = order_names_get(
-        o, (order_names){ev->name, ev->cat, counter ? ev->key : 0, counter ? ev->unit : 0});
+    r->names = order_names_get(o, (order_names){ev->name, ev->cat, counter ? ev->key : 0,
+                                                counter ? ev->unit : 0, ev->role});
     r->seq = (uint32_t)(ev->seq - c->seq_base);
     int64_t off, ival;
     int far = __builtin_sub_overflow(ev->ts, l->base, &off) || off < -ORDER_OFF_MAX ||
               off > ORDER_OFF_MAX;
     order_set_off(r, far ? ORDER_OFF_FAR : off);
-    if (far || order_needs_full(ev, keep_args)) {
+    if (far || order_needs_full(ev, keep_args, order_keeps_corr(o, keep_args))) {
         order_make_full(o, r, ev, keep_args);
     } else if (counter && order_int48(ev->value, &ival)) {
         order_set_slot(r, (uint64_t)ival & ORDER_SLOT_MAX);
@@ -531,6 +542,7 @@ static tconv_event order_event(const order_run *r, uint32_t i)
     const order_names *nm = order_names_of(r, x);
     e.name = nm->name;
     e.cat = nm->cat;
+    e.role = (uint16_t)nm->role;
     if (order_kind(x) == TCONV_EV_COUNTER) {
         e.key = nm->key;
         e.unit = nm->unit;
@@ -593,6 +605,7 @@ static void order_emit_end(order_run *r, const order_open *s)
     e.track = r->track;
     e.name = order_names_of(r, x)->name;
     e.cat = order_names_of(r, x)->cat;
+    e.role = (uint16_t)order_names_of(r, x)->role;
     e.id = x->kind & ORDER_K_FULL ? order_full(r, x)->id : 0; /* async spans pair by id */
     e.ts = s->end;
     e.input = r->input;

@@ -130,6 +130,7 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
             tconv_order_note_time(s->order, e.track, e.ts + e.dur);
     }
+    tconv_role_fill(ctx, &e);
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
     if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
     if (sink_is_span(e.kind)) s->have_spans = 1;

@@ -102,17 +102,25 @@ int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample_type *typ
 const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
                                                size_t *default_index);
 
+/* ---- roles ------------------------------------------------------------------------------- */
+/* The role (tconv_role) the core gives a span of this category when its reader set none: the one
+ * table of profilers' categories ("cpu_op", "kernel", "gpu_memcpy", ...); TCONV_ROLE_CPU for any
+ * other. Readers may call it to start from the same answer. ABI 1.1. */
+unsigned tconv_role_of_category(tconv_ctx *ctx, tconv_str cat);
+
 /* ---- hints from writers ------------------------------------------------------------------ */
-/* A writer that never reads event args says so at open(), so that the stages that buffer
- * events (ordering, for ordered writers) need not keep them. */
+/* ABI 1.0 form of a writer's TCONV_NEED_* declaration (plugin.h): a writer that never reads
+ * event args calls this at open(), so that the stages that buffer events need not keep them. */
 void tconv_args_ignore(tconv_ctx *ctx);
 /* For readers: 0 when neither the writer nor a stage of the core will look at any event's args
- * (the writer called tconv_args_ignore, and no GPU attribution needs correlation ids), so that
- * building them can be skipped; pushing them anyway is harmless. Appended to ABI 1.0. */
+ * (the writer does not need args, and no GPU attribution needs correlation ids), so that
+ * building them can be skipped; pushing them anyway is harmless. A reader that sets
+ * tconv_event.corr itself may skip args whenever this is 0. Appended to ABI 1.0. */
 int tconv_args_wanted(const tconv_ctx *ctx);
 
 /* ---- GPU attribution --------------------------------------------------------------------- */
-/* A profile writer (one that takes SAMPLE but no spans) calls this at open() to have every GPU
+/* ABI 1.0 form of TCONV_NEED_GPU_ATTRIBUTION (plugin.h). A profile writer (one that takes SAMPLE
+ * but no spans) calls this at open() to have every GPU
  * activity (kernel, copy, set) charged to the CPU stack that launched it: the core then declares
  * a third sample type, gpu/nanoseconds, and adds one sample per attributed activity. See
  * event-model.md, "GPU attribution". */

@@ -107,7 +107,52 @@ typedef struct tconv_event {
     uint32_t nvalues;
     uint32_t input; /* set by the core: index of the input the event came from */
     uint64_t seq;   /* set by the core: position in the input stream, for stable ordering */
+    /* ---- appended in ABI 1.1 ---- */
+    /* Links a GPU runtime call (a launch) to the GPU work it started: both carry the same
+     * nonzero id, unique per input. 0: none. Spans only. */
+    uint64_t corr;
+    uint16_t role; /* tconv_role: what a span stands for; 0 lets the core decide */
 } tconv_event;
+
+/* What a span stands for. Writers that add up a thread's busy time (pprof wall, folded, summary)
+ * count only spans whose role is work of the track they sit on (tconv_role_is_work); GPU
+ * attribution and the kernel tables look at the device roles and the correlation id. A reader
+ * that knows its format sets the role; one that leaves it 0 gets the core's guess from the
+ * category (tconv_role_of_category), which also serves plugins built for ABI 1.0. */
+typedef enum tconv_role {
+    TCONV_ROLE_UNSET = 0,      /* not set by the reader: the core fills it in */
+    TCONV_ROLE_CPU,            /* work on a CPU thread: a function, an operator */
+    TCONV_ROLE_PYTHON,         /* a Python function */
+    TCONV_ROLE_ANNOTATION,     /* a user's named range on a CPU thread (record_function) */
+    TCONV_ROLE_STEP,           /* a training/inference step (Kineto ProfilerStep#N) */
+    TCONV_ROLE_RUNTIME,        /* a GPU runtime call (cudaLaunchKernel): may carry corr */
+    TCONV_ROLE_DRIVER,         /* a GPU driver call (cuLaunchKernel): may carry corr */
+    TCONV_ROLE_KERNEL,         /* GPU work: a kernel */
+    TCONV_ROLE_MEMCPY,         /* GPU work: a copy */
+    TCONV_ROLE_MEMSET,         /* GPU work: a fill */
+    TCONV_ROLE_GPU_ANNOTATION, /* a named range on a GPU track, not work of its own */
+    TCONV_ROLE_SYNC,     /* waiting for the device (cudaDeviceSynchronize seen by the tracer) */
+    TCONV_ROLE_OVERHEAD, /* the tracer's own cost */
+    TCONV_ROLE_WINDOW,   /* the profiler's recording window: not work of the track */
+    TCONV_ROLE_ASYNC,    /* an async span (Chrome b/e): overlaps freely, not a call */
+    TCONV_ROLE_MARKER,   /* a zero-work marker (flow anchors and the like) */
+    TCONV_ROLE_MAX
+} tconv_role;
+
+/* Device work: kernels, copies and fills. */
+static inline int tconv_role_is_gpu(unsigned role)
+{
+    return role == TCONV_ROLE_KERNEL || role == TCONV_ROLE_MEMCPY || role == TCONV_ROLE_MEMSET;
+}
+
+/* Does the span count as busy time of its track? Windows, async spans and markers do not. */
+static inline int tconv_role_is_work(unsigned role)
+{
+    return role != TCONV_ROLE_WINDOW && role != TCONV_ROLE_ASYNC && role != TCONV_ROLE_MARKER;
+}
+
+/* "kernel", "cpu", ...: the role's name in options and output; "" past the known roles. */
+const char *tconv_role_name(unsigned role);
 
 #define TCONV_EVENT_INIT                                                                           \
     {                                                                                              \

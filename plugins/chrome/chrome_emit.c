@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "chrome_reader.h"
 #include "chrome_time.h"
@@ -200,20 +199,23 @@ static void chrome_set_kind(chrome_reader *r, uint32_t track, tconv_track_kind k
 }
 
 /* GPU activity in Kineto (CUDA, ROCm, MTIA) lives on one track per stream or queue. */
-static int chrome_is_gpu(const chrome_record *rec)
+static int chrome_is_gpu(const chrome_record *rec, unsigned role)
 {
+    if (tconv_role_is_gpu(role) || role == TCONV_ROLE_GPU_ANNOTATION) return 1;
     size_t n;
-    const char *cat = chrome_record_scalar(rec, CHROME_F_CAT, &n);
-    if (cat) {
-        static const char *const gpu_cats[] = {
-            "kernel",          "gpu_memcpy", "gpu_memset", "gpu_user_annotation",
-            "mtia_ccp_events", "memcpy",     "memset",     NULL};
-        for (size_t i = 0; gpu_cats[i]; i++)
-            if (strlen(gpu_cats[i]) == n && strncasecmp(cat, gpu_cats[i], n) == 0) return 1;
-    }
     const char *tid = chrome_record_scalar(rec, CHROME_F_TID, &n);
     return tid && rec->f[CHROME_F_TID].type == CHROME_V_STRING && n > 7 &&
            memcmp(tid, "stream ", 7) == 0;
+}
+
+/* The core's table knows the categories; Kineto marks a step only in the name. */
+static unsigned chrome_role(chrome_reader *r, const tconv_event *ev)
+{
+    unsigned role = tconv_role_of_category(r->ctx, ev->cat);
+    if (role == TCONV_ROLE_ANNOTATION &&
+        strncmp(tconv_string_get(r->ctx, ev->name), "ProfilerStep#", 13) == 0)
+        role = TCONV_ROLE_STEP;
+    return role;
 }
 
 /* ---- values ------------------------------------------------------------------------------ */
@@ -427,9 +429,10 @@ static tconv_status chrome_span_event(chrome_reader *r, const chrome_record *rec
             return chrome_emit_bad(r, rec, "\"dur\" is negative");
     }
     chrome_common(r, rec, &ev);
+    ev.role = (uint16_t)chrome_role(r, &ev);
     if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
     ev.args = ev.nargs ? r->targs : NULL;
-    if (chrome_is_gpu(rec)) chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
+    if (chrome_is_gpu(rec, ev.role)) chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
     if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
     return ph == 'E' ? TCONV_OK : chrome_flow_v2(r, rec, &ev);
 }
@@ -658,6 +661,7 @@ static tconv_status chrome_async(chrome_reader *r, const chrome_record *rec, cha
     tconv_event ev = TCONV_EVENT_INIT;
     ev.track = chrome_track(r, pid, plen, r->tmp, n);
     ev.flags = TCONV_EVF_ASYNC;
+    ev.role = TCONV_ROLE_ASYNC;
     ev.ts = ts;
     ev.id = chrome_id_value(id, idlen);
     chrome_common(r, rec, &ev);

@@ -66,7 +66,8 @@ static void otf2_record_begin(otf2_state *st, otf2_loc *l, uint8_t tag, int64_t 
     l->nrec++;
 }
 
-static uint32_t otf2_region_get(otf2_state *st, tconv_str name, tconv_str cat)
+/* The role is the first span's: spans of one (name, category) share it. */
+static uint32_t otf2_region_get(otf2_state *st, tconv_str name, tconv_str cat, unsigned role)
 {
     uint32_t r = otf2_map_get(&st->region_map, name, cat);
     if (r != UINT32_MAX) return r;
@@ -74,7 +75,7 @@ static uint32_t otf2_region_get(otf2_state *st, tconv_str name, tconv_str cat)
     r = (uint32_t)st->nregions++;
     st->regions[r].name = name;
     st->regions[r].cat = cat;
-    st->regions[r].gpu = otf2_category_is_gpu(tconv_string_get(st->ctx, cat));
+    st->regions[r].role = role;
     otf2_map_put(&st->region_map, name, cat, r);
     return r;
 }
@@ -161,14 +162,15 @@ static int otf2_want_args(const otf2_state *st, const tconv_event *ev)
 static tconv_status otf2_on_begin(otf2_state *st, const tconv_event *ev)
 {
     otf2_loc *l = otf2_collect_loc(st, ev->track);
-    uint32_t region = otf2_region_get(st, ev->name, ev->cat);
+    uint32_t region = otf2_region_get(st, ev->name, ev->cat, ev->role);
     int attrs = otf2_want_args(st, ev);
     otf2_record_begin(st, l, OTF2W_REC_ENTER | (attrs ? OTF2W_REC_ATTRS : 0), ev->ts, 5);
     otf2_put_uv(&l->buf, region);
     if (attrs) otf2_put_args(st, &l->buf, ev->args, ev->nargs);
     OTF2W_GROW(l->stack, l->stack_cap, (size_t)l->depth + 1);
     l->stack[l->depth++] = region;
-    l->flags |= OTF2W_LOCF_SPANS | (st->regions[region].gpu ? OTF2W_LOCF_GPU_SPANS : 0);
+    l->flags |=
+        OTF2W_LOCF_SPANS | (tconv_role_is_gpu(st->regions[region].role) ? OTF2W_LOCF_GPU_SPANS : 0);
     return TCONV_OK;
 }
 

@@ -58,7 +58,7 @@ typedef struct otf2_loc {
 /* A region: one per distinct (name, category). */
 typedef struct otf2_region {
     tconv_str name, cat;
-    int gpu; /* the category runs on a GPU */
+    unsigned role; /* tconv_role */
 } otf2_region;
 
 /* A counter series definition: one metric member and class per (name, key, unit). */
@@ -222,7 +222,6 @@ tconv_status otf2_archive_write(otf2_state *st);
 void otf2_region_kind(const otf2_state *st, const otf2_region *r, OTF2_Paradigm *paradigm,
                       OTF2_RegionRole *role);
 /* Whether a span category runs on a GPU (kernel, memcpy, memset). */
-int otf2_category_is_gpu(const char *cat);
 /* Set st->hip when the runtime calls are HIP's. */
 void otf2_regions_detect_hip(otf2_state *st);
 

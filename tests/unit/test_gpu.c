@@ -137,7 +137,8 @@ typedef struct gpu_run {
     size_t nargs;
 } gpu_run;
 
-/* Push as the sink does: the correlation id is noted, then the ordering stage keeps no args. */
+/* Push as the sink does: role and correlation id filled in and noted, then the ordering stage
+ * keeps no args. */
 static void push(gpu_run *r, tconv_event e, const char *cat, int64_t corr)
 {
     e.cat = tconv_string_intern_cstr(r->ctx, cat);
@@ -148,6 +149,7 @@ static void push(gpu_run *r, tconv_event e, const char *cat, int64_t corr)
         e.args = a;
         e.nargs = 1;
     }
+    tconv_role_fill(r->ctx, &e);
     tconv_gpu_note_span(r->gpu, &e);
     tconv_order_add(r->order, &e);
 }
