@@ -115,30 +115,10 @@ TCONV_API const tconv_writer_class *tconv_host_writer(const tconv_host *h, const
     return tconv_registry_writer(&h->reg, name, NULL);
 }
 
-static int host_ends_with(const char *s, const char *suffix)
+/* Does name end in ".EXT" for one of exts ("json|json.gz")? */
+static int host_ext_matches(const char *exts, const char *name)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-TCONV_API const tconv_writer_class *tconv_host_writer_for(const tconv_host *h, const char *output)
-{
-    static const struct {
-        const char *ext, *writer;
-    } map[] = {{".pb.gz", "pprof"},
-               {".pprof", "pprof"},
-               {".folded", "folded"},
-               {".csv", "csv"},
-               {".txt", "text"}};
-    for (size_t i = 0; output && i < sizeof(map) / sizeof(map[0]); i++)
-        if (host_ends_with(output, map[i].ext)) return tconv_host_writer(h, map[i].writer);
-    return NULL;
-}
-
-/* Does the input name end in one of the reader's extensions ("json|json.gz")? */
-static int host_ext_matches(const tconv_reader_class *rc, const char *name)
-{
-    for (const char *p = rc->extensions; name && p && *p;) {
+    for (const char *p = exts; name && p && *p;) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         size_t n = strlen(name);
@@ -146,6 +126,15 @@ static int host_ext_matches(const tconv_reader_class *rc, const char *name)
         p = bar ? bar + 1 : p + len;
     }
     return 0;
+}
+
+TCONV_API const tconv_writer_class *tconv_host_writer_for(const tconv_host *h, const char *output)
+{
+    /* In search order, so a plugin found first wins a shared extension as it wins a name. */
+    for (size_t i = 0; output && i < h->reg.n; i++)
+        for (const tconv_writer_class *const *c = h->reg.plugins[i].desc->writers; c && *c; c++)
+            if (host_ext_matches(TCONV_CLASS_GET(*c, extensions), output)) return *c;
+    return NULL;
 }
 
 TCONV_API const tconv_reader_class *
@@ -157,7 +146,7 @@ tconv_host_detect(const tconv_host *h, const unsigned char *head, size_t len, co
         for (const tconv_reader_class *const *c = h->reg.plugins[i].desc->readers; c && *c; c++) {
             if (!(*c)->probe) continue;
             int score = (*c)->probe(head, len);
-            int ext = host_ext_matches(*c, name);
+            int ext = host_ext_matches((*c)->extensions, name);
             if (score > 0 && (score > best_score || (score == best_score && ext && !best_ext))) {
                 best = *c;
                 best_score = score;

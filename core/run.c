@@ -344,6 +344,14 @@ static tconv_outcome run_convert(tconv_run *r)
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     tconv_output *out = tconv_output_open(ctx, r->o.output, &oo);
     if (!out) return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
+    /* Asked before open(), so a writer's declaration and its ABI 1.0 calls in open() add up. */
+    uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(wc, needs);
+    if (needs) {
+        uint32_t n = needs(&r->wopts);
+        if (!(n & TCONV_NEED_ARGS)) tconv_args_ignore(ctx);
+        if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(ctx);
+        if (n & TCONV_NEED_CORR) ctx->need_corr = 1;
+    }
     void *ws = NULL;
     tconv_status st = wc->open(ctx, out, &r->wopts, &ws);
     if (st != TCONV_OK) {

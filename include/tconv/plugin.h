@@ -4,7 +4,9 @@
  * Compatibility: the host loads a plugin only if its abi_major equals TCONV_ABI_MAJOR and its
  * abi_minor is not newer than the host's. A minor release only appends fields to structs; every
  * struct that a plugin hands to the host starts with its size, so the host reads only what the
- * plugin knows. */
+ * plugin knows. The element structs of arrays (tconv_option_desc, tconv_arg, tconv_frame,
+ * tconv_sample_type) carry no size and are frozen for the whole major: what they lack comes as a
+ * new field of the struct that points to the array. */
 #ifndef TCONV_PLUGIN_H
 #define TCONV_PLUGIN_H
 
@@ -82,6 +84,18 @@ enum {
     TCONV_WRITER_BINARY = 1u << 2     /* refuses to write to a terminal */
 };
 
+/* What a writer needs from the core, declared before open() (tconv_writer_class.needs). */
+enum {
+    TCONV_NEED_ARGS = 1u << 0, /* event args (a writer without needs() gets them) */
+    /* Each GPU activity charged to the CPU stack that launched it, as extra samples of type
+     * gpu/nanoseconds: for profile writers (SAMPLE without spans). event-model.md, "GPU
+     * attribution". */
+    TCONV_NEED_GPU_ATTRIBUTION = 1u << 1,
+    /* tconv_event.corr on the spans an ordered writer gets (kept beside the buffered event, so
+     * ask only when used). Unordered writers always see it. */
+    TCONV_NEED_CORR = 1u << 2
+};
+
 typedef struct tconv_writer_class {
     size_t struct_size;
     const char *name;
@@ -99,6 +113,12 @@ typedef struct tconv_writer_class {
     tconv_status (*finish)(void *state);
     /* Always called once after a successful open, also after a failure. */
     void (*destroy)(void *state);
+    /* ---- appended in ABI 1.1 ---- */
+    /* Output names that pick this writer when -w is not given: "pb.gz|pprof". */
+    const char *extensions;
+    /* TCONV_NEED_* for these options, asked once before open(). NULL: args only (and whatever
+     * the ABI 1.0 calls tconv_args_ignore / tconv_gpu_attribute in open() say). */
+    uint32_t (*needs)(const tconv_options *opts);
 } tconv_writer_class;
 
 /* ---- the descriptor --------------------------------------------------------------------- */

@@ -145,6 +145,7 @@ static const tconv_writer_class csv_writer_class = {
     .event = csv_event,
     .finish = csv_finish,
     .destroy = csv_destroy,
+    .extensions = "csv",
 };
 
 static const tconv_writer_class *const csv_writers[] = {&csv_writer_class, NULL};

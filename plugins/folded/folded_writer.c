@@ -66,10 +66,7 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
         w->gpu = 1;
         /* Kernels last microseconds or less: rounding to µs would erase the short ones. */
         if (!tconv_option_is_set(o, "unit")) w->unit_ns = 1;
-        tconv_gpu_attribute(ctx);
     }
-    /* Samples carry frames and values only: readers need not build the args of spans. */
-    tconv_args_ignore(ctx);
     w->stacks = folded_stacks_new();
     *state = w;
     return TCONV_OK;
@@ -328,6 +325,12 @@ static const tconv_option_desc folded_writer_options[] = {
     {0},
 };
 
+/* Samples carry frames and values only: readers need not build the args of spans. */
+static uint32_t folded_writer_needs(const tconv_options *o)
+{
+    return strcmp(tconv_option_get_string(o, "value"), "gpu") == 0 ? TCONV_NEED_GPU_ATTRIBUTION : 0;
+}
+
 const tconv_writer_class folded_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "folded",
@@ -340,4 +343,6 @@ const tconv_writer_class folded_writer_class = {
     .event = folded_writer_event,
     .finish = folded_writer_finish,
     .destroy = folded_writer_destroy,
+    .extensions = "folded",
+    .needs = folded_writer_needs,
 };

@@ -20,8 +20,6 @@ static tconv_status otf2_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     st->ctx = ctx;
     st->out = out;
     st->opt_args = tconv_option_get_bool(opts, "args");
-    /* Without args=true nothing reads them: spare the ordering stage their copies. */
-    if (!st->opt_args) tconv_args_ignore(ctx);
     st->str_null = tconv_string_intern_cstr(ctx, "null");
     otf2_error_install(st);
     *state = st;
@@ -104,6 +102,12 @@ static void otf2_destroy(void *state)
     free(st);
 }
 
+/* Without args=true nothing reads them: spare the ordering stage their copies. */
+static uint32_t otf2_needs(const tconv_options *opts)
+{
+    return tconv_option_get_bool(opts, "args") ? TCONV_NEED_ARGS : 0;
+}
+
 static const tconv_writer_class otf2_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "otf2",
@@ -116,6 +120,7 @@ static const tconv_writer_class otf2_writer_class = {
     .event = otf2_event,
     .finish = otf2_finish,
     .destroy = otf2_destroy,
+    .needs = otf2_needs,
 };
 
 static const tconv_writer_class *const otf2_writers[] = {&otf2_writer_class, NULL};

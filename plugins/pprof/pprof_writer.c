@@ -93,9 +93,6 @@ static tconv_status pprof_open(tconv_ctx *ctx, tconv_output *out, const tconv_op
         w->track_filter = tconv_option_get_string(opts, "track");
         if (!*w->track_filter) w->track_filter = NULL;
     }
-    if (strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0) tconv_gpu_attribute(ctx);
-    /* Samples carry frames and values only: readers need not build the args of spans. */
-    tconv_args_ignore(ctx);
     *state = w;
     return TCONV_OK;
 }
@@ -138,6 +135,14 @@ static tconv_status pprof_event(void *state, const tconv_event *ev)
     return TCONV_OK;
 }
 
+/* Samples carry frames and values only: readers need not build the args of spans. */
+static uint32_t pprof_needs(const tconv_options *opts)
+{
+    return strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0
+               ? TCONV_NEED_GPU_ATTRIBUTION
+               : 0;
+}
+
 static tconv_status pprof_finish(void *state)
 {
     return pprof_encode(state);
@@ -154,6 +159,8 @@ static const tconv_writer_class pprof_writer_class = {
     .event = pprof_event,
     .finish = pprof_finish,
     .destroy = pprof_destroy,
+    .extensions = "pb.gz|pprof",
+    .needs = pprof_needs,
 };
 
 static const tconv_writer_class *const pprof_writers[] = {&pprof_writer_class, NULL};

@@ -317,6 +317,7 @@ static const tconv_writer_class text_writer = {
     .event = text_event,
     .finish = text_finish,
     .destroy = text_destroy,
+    .extensions = "txt",
 };
 
 static const tconv_writer_class text_ordered_writer = {
