@@ -12,7 +12,11 @@
  *   P pid tid ts count frame;frame;...      stack sample (samples/count), root first
  *   A key=value ...                         args for the next event (ints or strings)
  *
- * Times are integer nanoseconds. '#' starts a comment line. Names cannot contain spaces. */
+ * Times are integer nanoseconds. '#' starts a comment line. Names cannot contain spaces.
+ *
+ * Built a second time with TEVT_ABI10 as "tevt10": a plugin as ABI 1.0 compiled it, with the
+ * shorter event and writer class of 1.0, plus a writer ("tevt10-out") that prints what a 1.0
+ * writer can see. Fields past the 1.0 sizes hold junk the host must not read. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +28,12 @@ enum { TEVT_MAXTOK = 64, TEVT_MAXFRAMES = 256, TEVT_MAXARGS = 16 };
 
 static int tevt_probe(const unsigned char *buf, size_t len)
 {
+#ifdef TEVT_ABI10
+    (void)buf, (void)len;
+    return 0; /* named with -r only, so that detection keeps finding tevt */
+#else
     return len >= 5 && memcmp(buf, "#tevt", 5) == 0 ? 100 : 0;
+#endif
 }
 
 static size_t tevt_split(char *line, char **tok, size_t max, char **rest4)
@@ -59,6 +68,9 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
         char *full = strdup(line);
         size_t n = tevt_split(copy, tok, TEVT_MAXTOK, &rest);
         tconv_event ev = TCONV_EVENT_INIT;
+#ifdef TEVT_ABI10
+        ev.struct_size = (uint32_t)offsetof(tconv_event, corr);
+#endif
         tconv_frame frames[TEVT_MAXFRAMES];
         int64_t value = 0;
         if (n == 0) { /* blanks only */
@@ -180,25 +192,87 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
     return tconv_error_pending(ctx) ? TCONV_FATAL : TCONV_OK;
 }
 
+#ifndef TEVT_ABI10
+#define TEVT_NAME "tevt"
+#define TEVT_MINOR TCONV_ABI_MINOR
+#else
+#define TEVT_NAME "tevt10"
+#define TEVT_MINOR 0
+#endif
+
 static const tconv_reader_class tevt_reader = {
     .struct_size = sizeof(tconv_reader_class),
-    .name = "tevt",
+    .name = TEVT_NAME,
     .description = "test-only line format for hand-written event streams",
-    .extensions = "tevt",
+    .extensions = TEVT_NAME,
     .probe = tevt_probe,
     .read = tevt_read,
 };
 
 static const tconv_reader_class *const tevt_readers[] = {&tevt_reader, NULL};
 
+#ifdef TEVT_ABI10
+static tconv_status tevt_out_open(tconv_ctx *ctx, tconv_output *out, const tconv_options *opts,
+                                  void **state)
+{
+    (void)opts;
+    tconv_args_ignore(ctx); /* the 1.0 way to say it */
+    *state = out;
+    return TCONV_OK;
+}
+
+static tconv_status tevt_out_event(void *state, const tconv_event *ev)
+{
+    return tconv_output_printf(state, "%s %" PRId64 " %" PRId64 " nargs=%u\n",
+                               tconv_event_kind_name(ev->kind), ev->ts, ev->dur, ev->nargs) < 0
+               ? TCONV_FATAL
+               : TCONV_OK;
+}
+
+static tconv_status tevt_out_finish(void *state)
+{
+    (void)state;
+    return TCONV_OK;
+}
+
+static void tevt_out_destroy(void *state)
+{
+    (void)state;
+}
+
+static uint32_t tevt_out_junk_needs(const tconv_options *opts)
+{
+    (void)opts;
+    abort(); /* past the 1.0 struct: a host that calls it read what the plugin never declared */
+}
+
+static const tconv_writer_class tevt_writer = {
+    .struct_size = offsetof(tconv_writer_class, extensions),
+    .name = "tevt10-out",
+    .description = "test-only ABI 1.0 writer: one line per event",
+    .accepts = TCONV_KINDS_ALL,
+    .open = tevt_out_open,
+    .event = tevt_out_event,
+    .finish = tevt_out_finish,
+    .destroy = tevt_out_destroy,
+    .extensions = "tevt10out",
+    .needs = tevt_out_junk_needs,
+};
+
+static const tconv_writer_class *const tevt_writers[] = {&tevt_writer, NULL};
+#endif
+
 static const tconv_plugin_desc tevt_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
     .abi_major = TCONV_ABI_MAJOR,
-    .abi_minor = TCONV_ABI_MINOR,
-    .name = "tevt",
+    .abi_minor = TEVT_MINOR,
+    .name = TEVT_NAME,
     .version = "test",
     .description = "Test-only reader (not installed)",
     .readers = tevt_readers,
+#ifdef TEVT_ABI10
+    .writers = tevt_writers,
+#endif
 };
 
 TCONV_PLUGIN(tevt_plugin)
