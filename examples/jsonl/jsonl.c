@@ -246,6 +246,7 @@ static const tconv_writer_class jsonl_writer = {
     .event = jsonl_event,
     .finish = jsonl_finish,
     .destroy = jsonl_destroy,
+    .extensions = "jsonl", /* -o out.jsonl picks this writer */
 };
 
 static const tconv_writer_class *const jsonl_writers[] = {&jsonl_writer, NULL};

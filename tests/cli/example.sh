@@ -14,7 +14,8 @@ plugindir=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=plugindir tco
 [ -f "$PREFIX/lib/tconv/plugins/tconv-text.so" ] || fail "plugins not installed"
 
 mkdir "$TMP/ex"
-PKG_CONFIG_PATH=$(dirname "$pc") make -s -C "$SRC/../examples/jsonl" O="$TMP/ex" >"$TMP/make.log" 2>&1 ||
+# As the README says it: the search path on make's command line, not in the environment.
+make -s -C "$SRC/../examples/jsonl" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/ex" >"$TMP/make.log" 2>&1 ||
     { cat "$TMP/make.log" >&2; fail "example did not build"; }
 [ ! -s "$TMP/make.log" ] || { cat "$TMP/make.log" >&2; fail "example build printed warnings"; }
 nm -D --defined-only "$TMP/ex/tconv-jsonl.so" | awk '{print $3}' >"$TMP/exports"
@@ -33,4 +34,7 @@ assert rows[0] == {"kind": "complete", "ts": 1000, "dur": 500, "pid": "100", "ti
 assert rows[4]["args"] == {"bytes": 4096, "device": "cuda"}, rows[4]
 assert rows[5]["series"] == "used" and rows[5]["value"] == 2048, rows[5]
 ' "$TMP/out" || fail "jsonl output is not what was expected"
+# Its writer class declares "jsonl": the output's name picks it.
+expect_rc 0 "$PREFIX/bin/tconv" -o "$TMP/auto.jsonl" "$DATA/core/nesting.tevt"
+[ "$(wc -l <"$TMP/auto.jsonl")" = 17 ] || fail "-o x.jsonl did not pick the jsonl writer"
 echo "example: ok"
