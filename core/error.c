@@ -149,16 +149,29 @@ TCONV_API int tconv_warning_get(const tconv_ctx *ctx, size_t i, const char **kin
     return 0;
 }
 
+static void error_notice(tconv_ctx *ctx, tconv_notice_level level, const char *fmt, va_list ap)
+{
+    char *msg = error_vformat(NULL, fmt, ap);
+    if (ctx->notice)
+        ctx->notice(ctx->notice_user, level, msg);
+    else
+        fprintf(stderr, "tconv: %s%s\n", level == TCONV_NOTICE_NOTE ? "note: " : "", msg);
+    free(msg);
+}
+
 TCONV_API void tconv_note(tconv_ctx *ctx, const char *fmt, ...)
 {
     if (ctx->verbosity <= 0) return;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = error_vformat(NULL, fmt, ap);
+    error_notice(ctx, TCONV_NOTICE_INFO, fmt, ap);
     va_end(ap);
-    if (ctx->notice)
-        ctx->notice(ctx->notice_user, TCONV_NOTICE_INFO, msg);
-    else
-        fprintf(stderr, "tconv: %s\n", msg);
-    free(msg);
+}
+
+void tconv_notice(tconv_ctx *ctx, tconv_notice_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    error_notice(ctx, level, fmt, ap);
+    va_end(ap);
 }

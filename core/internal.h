@@ -81,6 +81,7 @@ struct tconv_ctx {
     int ignore_args;
     int gpu_attribute;   /* a writer asked for GPU attribution (core/gpu.c) */
     int need_corr;       /* the writer reads tconv_event.corr (TCONV_NEED_CORR) */
+    int all_spans;       /* self time counts spans that are not thread work (--all-spans) */
     int64_t *launch_tol; /* per input: launch-stack tolerance in ns, -1 if not declared */
     size_t nlaunch_tol;  /* entries, all set (the array's capacity) */
     int error_usage;     /* the pending error is the caller's mistake, not the input's */
@@ -103,6 +104,10 @@ int tconv_ctx_ignores_args(const tconv_ctx *ctx);
  * writer, bad option, an output that is an input), which a program reports as such. */
 void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 int tconv_error_is_usage(const tconv_ctx *ctx);
+/* A notice of the given level through the host's hook (stderr without one), whatever the
+ * verbosity: the host decides what to show. */
+void tconv_notice(tconv_ctx *ctx, tconv_notice_level level, const char *fmt, ...)
+    TCONV_PRINTF(3, 4);
 /* Nonzero when the run was asked to stop; sets the error then. For loops that may run long
  * without pushing an event (reading a quiet pipe, a writer's finish). */
 int tconv_ctx_interrupted(tconv_ctx *ctx);
@@ -293,9 +298,7 @@ struct tconv_host {
     size_t nseen;
 };
 void tconv_registry_free(tconv_registry *r);
-/* A writer class's ABI 1.1 fields, or NULL when its plugin was built before them. */
-#define TCONV_CLASS_HAS(c, field)                                                                  \
-    ((c)->struct_size >= offsetof(__typeof__(*(c)), field) + sizeof((c)->field))
+/* A class's field appended in a later minor, or NULL when its plugin was built before it. */
 #define TCONV_CLASS_GET(c, field) (TCONV_CLASS_HAS(c, field) ? (c)->field : NULL)
 const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);

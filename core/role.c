@@ -134,6 +134,11 @@ static uint64_t role_corr_value(const tconv_ctx *ctx, const tconv_arg *a)
     }
 }
 
+TCONV_API int tconv_span_is_work(const tconv_ctx *ctx, const tconv_event *ev)
+{
+    return ctx->all_spans || tconv_role_is_work(ev->role);
+}
+
 void tconv_role_fill(tconv_ctx *ctx, tconv_event *e)
 {
     if (e->kind != TCONV_EV_BEGIN && e->kind != TCONV_EV_END && e->kind != TCONV_EV_COMPLETE)

@@ -63,6 +63,7 @@ TCONV_API tconv_run *tconv_run_new(tconv_host *h, const tconv_run_opts *opts)
     atomic_init(&r->interrupt, 0);
     r->ctx = tconv_ctx_new();
     tconv_ctx_set_verbosity(r->ctx, r->o.verbosity);
+    r->ctx->all_spans = r->o.all_spans;
     r->ctx->notice = h->hooks.notice;
     r->ctx->notice_user = h->hooks.user;
     r->ctx->interrupt = &r->interrupt;

@@ -19,6 +19,7 @@ struct tconv_sink {
     uint64_t seq;
     uint64_t emitted; /* by the stages, after the readers are done */
     uint64_t dropped[TCONV_EV_KIND_MAX];
+    uint64_t not_work[TCONV_ROLE_MAX]; /* spans left out of self time, by role */
     int have_spans, have_samples;
     void (*progress)(void *user, uint64_t events);
     void *progress_user;
@@ -69,6 +70,26 @@ uint64_t tconv_sink_events(const tconv_sink *s)
 static int sink_is_span(unsigned kind)
 {
     return kind == TCONV_EV_BEGIN || kind == TCONV_EV_END || kind == TCONV_EV_COMPLETE;
+}
+
+/* Leaving spans out changes the totals, so it is said every time, with how to undo it. */
+static void sink_note_not_work(const tconv_sink *s)
+{
+    char msg[256];
+    size_t len = 0;
+    uint64_t total = 0;
+    for (unsigned r = 0; r < TCONV_ROLE_MAX; r++) {
+        if (!s->not_work[r] || len >= sizeof(msg)) continue;
+        total += s->not_work[r];
+        len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
+                                (unsigned long long)s->not_work[r], tconv_role_name(r));
+    }
+    if (total)
+        tconv_notice(s->ctx, TCONV_NOTICE_NOTE,
+                     "%llu span%s that %s not work of %s thread left out of self time (%s); "
+                     "--all-spans counts them",
+                     (unsigned long long)total, total == 1 ? "" : "s", total == 1 ? "is" : "are",
+                     total == 1 ? "its" : "their", msg);
 }
 
 static int sink_is_flow(unsigned kind)
@@ -136,6 +157,15 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
     if (sink_is_span(e.kind)) s->have_spans = 1;
     if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
 
+    /* Not work of the thread they sit on: the profiler's window would be a third of every
+     * profile, async spans would count overlapping time many times. Only whole spans and
+     * async pairs (both ends carry the flag) can be left out without unpairing a BEGIN/END. */
+    if (s->mode == SINK_STACKS &&
+        (e.kind == TCONV_EV_COMPLETE || (e.flags & TCONV_EVF_ASYNC && sink_is_span(e.kind))) &&
+        !tconv_span_is_work(ctx, &e)) {
+        if (e.kind != TCONV_EV_END) s->not_work[e.role]++;
+        return TCONV_OK;
+    }
     if (s->mode == SINK_STACKS && sink_is_span(e.kind)) {
         if (s->gpu) tconv_gpu_note_span(s->gpu, &e); /* the correlation id, before it is dropped */
         return tconv_order_add(s->order, &e);
@@ -207,6 +237,7 @@ tconv_status tconv_sink_finish(tconv_sink *s)
     if (len)
         tconv_warning_add(ctx, "core.dropped", "the %s writer has no place for some events: %s",
                           s->wc->name, msg);
+    sink_note_not_work(s);
     if (st == TCONV_OK && s->wc->finish) st = s->wc->finish(s->ws);
     return st;
 }

@@ -76,6 +76,8 @@ int cli_help_plugin(const tconv_host *h, const char *name)
             printf("writer %s (plugin %s, %s)\n  %s\n", (*c)->name, d->name, path,
                    (*c)->description ? (*c)->description : "");
             if ((*c)->flags & TCONV_WRITER_DIRECTORY) printf("  writes a directory: -o DIR\n");
+            if (TCONV_CLASS_HAS(*c, extensions) && (*c)->extensions)
+                printf("  picked by output names ending in: %s\n", (*c)->extensions);
             cli_print_options((*c)->options, "-W");
             found = 1;
         }

@@ -14,7 +14,7 @@ typedef struct cli_args {
     const char *reader, *writer, *output;
     char **ropts, **wopts, **plugin_paths;
     size_t nropts, nwopts, npaths;
-    int force, list, help, version, quiet, verbose, strict, stats;
+    int force, list, help, version, quiet, verbose, strict, stats, all_spans;
     uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
     char **inputs;
@@ -39,6 +39,9 @@ static void cli_usage(FILE *f)
           "  -R key=val            reader option (see --help-plugin READER)\n"
           "  -W key=val            writer option (see --help-plugin WRITER)\n"
           "      --stats           print a summary report of the inputs (-w summary -o -)\n"
+          "      --all-spans       count every span in self time (pprof, folded, summary,\n"
+          "                        csv stacks), also the profiler's window and async spans,\n"
+          "                        which are left out by default (a note says how many)\n"
           "      --strict          malformed records are errors, not counted warnings\n"
           "                        (for readers with a 'strict' option)\n"
           "      --force           replace an existing non-empty output directory\n"
@@ -120,13 +123,23 @@ static int cli_parse_size(const char *s, uint64_t *out)
 
 static int cli_parse(int argc, char **argv, cli_args *a)
 {
-    enum { O_FORCE = 256, O_LIST, O_HELP_PLUGIN, O_PLUGIN_PATH, O_STRICT, O_MAX_INPUT, O_STATS };
+    enum {
+        O_FORCE = 256,
+        O_LIST,
+        O_HELP_PLUGIN,
+        O_PLUGIN_PATH,
+        O_STRICT,
+        O_MAX_INPUT,
+        O_STATS,
+        O_ALL_SPANS
+    };
     static const struct option longopts[] = {
         {"reader", required_argument, 0, 'r'},
         {"writer", required_argument, 0, 'w'},
         {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, O_FORCE},
         {"strict", no_argument, 0, O_STRICT},
+        {"all-spans", no_argument, 0, O_ALL_SPANS},
         {"list", no_argument, 0, O_LIST},
         {"help-plugin", required_argument, 0, O_HELP_PLUGIN},
         {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
@@ -171,6 +184,9 @@ static int cli_parse(int argc, char **argv, cli_args *a)
             break;
         case O_FORCE:
             a->force = 1;
+            break;
+        case O_ALL_SPANS:
+            a->all_spans = 1;
             break;
         case O_STRICT:
             a->strict = 1;
@@ -224,6 +240,7 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     o.nwriter_options = a->nwopts;
     o.force = a->force;
     o.strict = a->strict;
+    o.all_spans = a->all_spans;
     o.verbosity = a->quiet ? -1 : a->verbose;
     o.max_input_size = a->max_input;
     int from_stdin = !a->ninputs;

@@ -108,6 +108,12 @@ const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,
  * other. Readers may call it to start from the same answer. ABI 1.1. */
 unsigned tconv_role_of_category(tconv_ctx *ctx, tconv_str cat);
 
+/* Does this span count in its thread's busy time (self time, stacks, totals)? Not when its role is
+ * the profiler's window, an async span or a marker (tconv_role_is_work), unless the run keeps
+ * all spans (--all-spans). Writers that compute self time themselves ask this; the stack stage
+ * does for pprof and folded, and says how many it left out. ABI 1.1. */
+int tconv_span_is_work(const tconv_ctx *ctx, const tconv_event *ev);
+
 /* ---- hints from writers ------------------------------------------------------------------ */
 /* ABI 1.0 form of a writer's TCONV_NEED_* declaration (plugin.h): a writer that never reads
  * event args calls this at open(), so that the stages that buffer events need not keep them. */

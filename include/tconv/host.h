@@ -36,6 +36,7 @@ typedef struct tconv_run tconv_run;
 /* ---- what the host tells its program ----------------------------------------------------- */
 typedef enum tconv_notice_level {
     TCONV_NOTICE_WARNING = 1, /* something was skipped: a plugin that cannot be loaded */
+    TCONV_NOTICE_NOTE,        /* a choice the user should know of: spans left out of self time */
     TCONV_NOTICE_INFO,        /* what -v prints: readers chosen, stage sizes, throughput */
     TCONV_NOTICE_DEBUG        /* shadowed plugins and the like */
 } tconv_notice_level;
@@ -110,6 +111,9 @@ typedef struct tconv_run_opts {
     int strict;              /* strict=true for readers that have that option */
     int verbosity;           /* -1 quiet, 0 normal, 1+ verbose (notices, warnings) */
     uint64_t max_input_size; /* most bytes a gzip input may decompress to; 0: no limit */
+    /* Count every span in self time, also those that are not work of their thread (the
+     * profiler's window, async spans, markers: tconv_span_is_work). */
+    int all_spans;
 } tconv_run_opts;
 
 #define TCONV_RUN_OPTS_INIT                                                                        \

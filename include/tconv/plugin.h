@@ -133,6 +133,10 @@ typedef struct tconv_plugin_desc {
     const tconv_writer_class *const *writers;
 } tconv_plugin_desc;
 
+/* For hosts: does class c (from a plugin that may be built for an older minor) have field? */
+#define TCONV_CLASS_HAS(c, field)                                                                  \
+    ((c)->struct_size >= offsetof(__typeof__(*(c)), field) + sizeof((c)->field))
+
 #define TCONV_PLUGIN_ENTRY "tconv_plugin_describe"
 typedef const tconv_plugin_desc *(*tconv_plugin_entry_fn)(void);
 
