@@ -116,6 +116,9 @@ int tconv_ctx_interrupted(tconv_ctx *ctx);
 void tconv_role_fill(tconv_ctx *ctx, tconv_event *e);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
+/* Lane n (1, 2, ...) of a track: a sibling track of the same input and process, its tid and
+ * thread name suffixed " #<n+1>", the same kind. Created on first use. */
+uint32_t tconv_track_lane(tconv_ctx *ctx, uint32_t track, unsigned n);
 
 /* ---- options ---- */
 struct tconv_options {

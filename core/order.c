@@ -754,6 +754,79 @@ static void order_emit_all(order_run *r, const uint32_t *idx, size_t n)
     free(stack);
 }
 
+/* GPU streams and async tracks are not call stacks: work that overlaps there ran at the same
+ * time, and clipping it to nest would cut real kernels short. Such a track is split into lanes
+ * instead: each span goes to the first lane where it nests (it starts after the lane's open spans
+ * end, or inside the innermost one and ends within it), so annotations still enclose their
+ * kernels; lane 0 is the track itself. A point goes with the span just before it when they start
+ * together (a flow that binds to the slice starting there), else to lane 0. Returns the number
+ * of lanes; lane[k] is idx[k]'s. */
+static size_t order_lanes(order_run *r, const uint32_t *idx, size_t n, uint32_t *lane)
+{
+    typedef struct {
+        int64_t *ends; /* the lane's open spans, outermost first */
+        size_t depth, cap;
+    } order_lane;
+    order_lane *lanes = NULL;
+    size_t nlanes = 0, caplanes = 0;
+    int64_t prev_start = INT64_MIN;
+    uint32_t prev_lane = 0;
+    for (size_t k = 0; k < n; k++) {
+        const order_rec *x = order_at(r, idx[k]);
+        int64_t start = order_ts(r, x);
+        if (!order_is_span(x)) {
+            lane[k] = start == prev_start ? prev_lane : 0;
+            continue;
+        }
+        int64_t end = order_span_end(r, x);
+        size_t l = 0;
+        for (;; l++) {
+            if (l == nlanes) {
+                TCONV_GROW(lanes, caplanes, nlanes + 1);
+                lanes[nlanes++] = (order_lane){NULL, 0, 0};
+            }
+            order_lane *ln = &lanes[l];
+            while (ln->depth && ln->ends[ln->depth - 1] <= start)
+                ln->depth--;
+            if (ln->depth && ln->ends[ln->depth - 1] < end) continue;
+            TCONV_GROW(ln->ends, ln->cap, ln->depth + 1);
+            ln->ends[ln->depth++] = end;
+            break;
+        }
+        lane[k] = (uint32_t)l;
+        prev_start = start;
+        prev_lane = (uint32_t)l;
+    }
+    for (size_t l = 0; l < nlanes; l++)
+        free(lanes[l].ends);
+    free(lanes);
+    return nlanes ? nlanes : 1;
+}
+
+/* Emit lane by lane, each as a track of its own, lane 0 under the track's id. */
+static void order_emit_lanes(order_run *r, uint32_t *idx, size_t n)
+{
+    uint32_t *lane = tconv_xmalloc((n ? n : 1) * sizeof(*lane));
+    size_t nlanes = order_lanes(r, idx, n, lane);
+    if (nlanes == 1) {
+        free(lane);
+        order_emit_all(r, idx, n);
+        return;
+    }
+    uint32_t *sub = tconv_xmalloc(n * sizeof(*sub));
+    uint32_t track = r->track;
+    for (size_t l = 0; l < nlanes && r->st == TCONV_OK; l++) {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (lane[k] == l) sub[m++] = idx[k];
+        r->track = l ? tconv_track_lane(r->o->ctx, track, (unsigned)l) : track;
+        order_emit_all(r, sub, m);
+    }
+    r->track = track;
+    free(sub);
+    free(lane);
+}
+
 static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn emit, void *user)
 {
     tconv_ctx *ctx = o->ctx;
@@ -793,7 +866,11 @@ static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn em
     for (size_t k = 0; k < n; k++)
         if (order_at(&r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(&r, (uint32_t)k);
     order_sort(&r, idx, live, order_cmp_emit);
-    order_emit_all(&r, idx, live);
+    unsigned kind = tconv_track_describe(ctx, track)->kind;
+    if (kind == TCONV_TRACK_GPU || kind == TCONV_TRACK_ASYNC)
+        order_emit_lanes(&r, idx, live);
+    else
+        order_emit_all(&r, idx, live);
 
     free(idx);
     free(r.endargs);

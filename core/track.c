@@ -199,3 +199,29 @@ void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev)
         }
     }
 }
+
+uint32_t tconv_track_lane(tconv_ctx *ctx, uint32_t track, unsigned n)
+{
+    tconv_track base = ctx->tracks.tracks[track]; /* a copy: the table may move */
+    char *buf = NULL;
+    size_t cap = 0;
+    const char *tid = tconv_string_get(ctx, base.tid);
+    size_t len = strlen(tid) + 16;
+    TCONV_GROW(buf, cap, len);
+    snprintf(buf, cap, "%s #%u", tid, n + 1);
+    uint32_t saved = ctx->input;
+    ctx->input = base.input;
+    uint32_t lane = tconv_track_get(ctx, base.pid, tconv_string_intern_cstr(ctx, buf));
+    ctx->input = saved;
+    tconv_track *k = &ctx->tracks.tracks[lane];
+    k->kind = base.kind;
+    k->thread_sort = base.thread_sort;
+    if (base.thread_name) {
+        const char *name = tconv_string_get(ctx, base.thread_name);
+        TCONV_GROW(buf, cap, strlen(name) + 16);
+        snprintf(buf, cap, "%s #%u", name, n + 1);
+        k->thread_name = tconv_string_intern_cstr(ctx, buf);
+    }
+    free(buf);
+    return lane;
+}

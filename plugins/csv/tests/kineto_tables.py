@@ -2,7 +2,8 @@
 """The ops and kernels tables of tconv's csv writer on every Kineto trace of the corpus,
 against figures computed here from the JSON, independently of the C code, by the rules
 docs/csv.md states (those of the PyTorch TensorBoard profiler plugin, with spans nested per
-thread as tconv's ordering stage nests them: a child ending after its parent is clipped).
+thread as tconv's ordering stage nests them: a child ending after its parent is clipped, except
+on GPU streams, where it goes to a lane of its own and keeps its length).
 
 usage: kineto_tables.py TCONV CORPUS_DIR @LIST | TRACE...
 Exit 0 when every table matches, 1 on a difference, 77 when the corpus or the chrome reader
@@ -99,16 +100,33 @@ def spans_by_track(events):
     return tracks
 
 
-def nest(spans):
+def is_gpu_track(key, spans):
+    """As the Chrome reader marks GPU streams: device or GPU-annotation categories, or a
+    "stream N" tid."""
+    return key[1].startswith("stream ") or any(
+        s["role"] in ("kernel", "memcpy", "memset") or s["cat"].lower() == "gpu_user_annotation"
+        for s in spans)
+
+
+def nest(spans, lanes=False):
     """Parents by time, as the ordering stage does: sorted by start, longer first; a span
-    starting before the innermost open one ends is its child, clipped to its end."""
+    starting before the innermost open one ends is its child, clipped to its end. On a GPU
+    stream (lanes) nothing is clipped: a span that would outlive its parent goes to the first
+    lane where it nests."""
     spans.sort(key=lambda s: (s["start"], -s["end"], s["seq"]))
-    stack = []
+    stacks = [[]]
     for s in spans:
-        while stack and stack[-1]["end"] <= s["start"]:
-            stack.pop()
-        if stack and s["end"] > stack[-1]["end"]:
-            s["end"] = stack[-1]["end"]
+        for stack in stacks if lanes else stacks[:1]:
+            while stack and stack[-1]["end"] <= s["start"]:
+                stack.pop()
+            if lanes and stack and s["end"] > stack[-1]["end"]:
+                continue
+            if stack and s["end"] > stack[-1]["end"]:
+                s["end"] = stack[-1]["end"]
+            break
+        else:
+            stack = []
+            stacks.append(stack)
         s["parent"] = stack[-1] if stack else None
         stack.append(s)
 
@@ -181,9 +199,8 @@ def fill(node, dev):
 def reference_ops(tracks):
     agg = {}
     roots = []
-    for spans in tracks.values():
-        nest(spans)
-    # Device work overlapping on one stream is clipped like any span (docs/csv.md, limits).
+    for key, spans in tracks.items():
+        nest(spans, lanes=is_gpu_track(key, spans))
     dev = device_times(tracks)
     for key in sorted(tracks, key=lambda k: min(s["seq"] for s in tracks[k])):
         spans = tracks[key]

@@ -2,7 +2,7 @@
 """Check tconv's pprof output on real Kineto traces against an independent computation.
 
 For each trace, the spans (X, and B/E pairs; not the profiler's window, category Trace) of every
-(pid, tid) track are nested here the way
+(pid, tid) track (on GPU streams, of every lane) are nested here the way
 trace viewers nest them: sorted by start, longer first, then input order; a child that ends after
 its parent is clipped to the parent's end. From that this script computes
   - the number of spans (pprof total of samples/count),
@@ -45,7 +45,18 @@ def load_events(path):
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
-def spans_per_track(events):
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "mtia_ccp_events",
+            "memcpy", "memset", "gpu_kernel", "memcopy"}
+
+
+def is_gpu(e):
+    """As the Chrome reader marks GPU streams: a device category or a "stream N" tid."""
+    tid = e.get("tid")
+    return str(e.get("cat", "")).lower() in GPU_CATS or (
+        isinstance(tid, str) and tid.startswith("stream "))
+
+
+def spans_per_track(events, gpu_tracks):
     tracks = collections.defaultdict(list)  # (pid, tid) -> [start, end, seq, name]
     open_spans = collections.defaultdict(list)
     for seq, e in enumerate(events):
@@ -59,6 +70,8 @@ def spans_per_track(events):
         key = (track_key(e.get("pid", "")), track_key(e.get("tid", "")))
         ts = ns(e["ts"])
         name = e.get("name", "")
+        if is_gpu(e):
+            gpu_tracks.add(key)
         if ph == "X":
             tracks[key].append([ts, ts + ns(e.get("dur", 0)), seq, name])
         elif ph == "B":
@@ -74,19 +87,29 @@ def spans_per_track(events):
 
 
 def expected(events):
+    """On a thread a span outliving its parent is clipped; on a GPU stream it goes to the first
+    lane where it nests, whole, and each lane is busy on its own."""
     nspans = 0
     nested = False
     busy = 0
     self_time = collections.Counter()
-    for spans in spans_per_track(events).values():
+    gpu_tracks = set()
+    for key, spans in spans_per_track(events, gpu_tracks).items():
         spans.sort(key=lambda s: (s[0], -s[1], s[2]))
-        stack = []  # [end, child time, name]
+        lanes = [[]]  # per lane, a stack of [end, child time, name, start]
         def close(entry):
             end, children, name, start = entry
             self_time[name] += end - start - children
         for start, end, _, name in spans:
-            while stack and stack[-1][0] <= start:
-                close(stack.pop())
+            for stack in lanes if key in gpu_tracks else lanes[:1]:
+                while stack and stack[-1][0] <= start:
+                    close(stack.pop())
+                if key in gpu_tracks and stack and end > stack[-1][0]:
+                    continue
+                break
+            else:
+                stack = []
+                lanes.append(stack)
             if stack:
                 nested = True
                 end = min(end, stack[-1][0])
@@ -95,8 +118,9 @@ def expected(events):
                 busy += end - start
             stack.append([end, 0, name, start])
             nspans += 1
-        while stack:
-            close(stack.pop())
+        for stack in lanes:
+            while stack:
+                close(stack.pop())
     return nspans, busy, self_time, nested
 
 
