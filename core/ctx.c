@@ -20,6 +20,7 @@ tconv_ctx *tconv_ctx_new(void)
 {
     tconv_ctx *ctx = tconv_xcalloc(1, sizeof(*ctx));
     tconv_strtab_init(&ctx->strings);
+    ctx->selection.input = -1;
     return ctx;
 }
 
@@ -48,6 +49,7 @@ void tconv_ctx_free(tconv_ctx *ctx)
     ctx_free_stypes(ctx);
     free(ctx->launch_tol);
     free(ctx->str_class);
+    tconv_selection_free(&ctx->selection);
     free(ctx);
 }
 

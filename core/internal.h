@@ -65,6 +65,22 @@ typedef struct tconv_warning {
     uint64_t count;
 } tconv_warning;
 
+/* ---- selection (core/select.c) ---- */
+typedef struct tconv_step_span {
+    int64_t from, to; /* first selected step's start, last one's end */
+} tconv_step_span;
+
+typedef struct tconv_selection {
+    int window, absolute, has_end; /* --window [@]START:[END] */
+    int64_t start, end;            /* ns, relative to the trace's first time unless absolute */
+    int steps;                     /* --steps A-B */
+    int64_t step_first, step_last;
+    const char *step_prefix;     /* --step-name; NULL: spans the reader marked as steps */
+    tconv_step_span *step_spans; /* per input, noted as spans are pushed */
+    size_t nstep_spans;
+    int64_t input; /* --input N; -1: all */
+} tconv_selection;
+
 struct tconv_ctx {
     tconv_strtab strings;
     tconv_tracktab tracks;
@@ -79,9 +95,10 @@ struct tconv_ctx {
     int have_bounds;
     int64_t first_ns, last_ns;
     int ignore_args;
-    int gpu_attribute;   /* a writer asked for GPU attribution (core/gpu.c) */
-    int need_corr;       /* the writer reads tconv_event.corr (TCONV_NEED_CORR) */
-    int all_spans;       /* self time counts spans that are not thread work (--all-spans) */
+    int gpu_attribute; /* a writer asked for GPU attribution (core/gpu.c) */
+    int need_corr;     /* the writer reads tconv_event.corr (TCONV_NEED_CORR) */
+    int all_spans;     /* self time counts spans that are not thread work (--all-spans) */
+    tconv_selection selection;
     int64_t *launch_tol; /* per input: launch-stack tolerance in ns, -1 if not declared */
     size_t nlaunch_tol;  /* entries, all set (the array's capacity) */
     int error_usage;     /* the pending error is the caller's mistake, not the input's */
@@ -114,6 +131,20 @@ int tconv_ctx_interrupted(tconv_ctx *ctx);
 /* Give a span its role (from its category unless the reader set one) and its correlation id
  * (from its args unless set): core/role.c. */
 void tconv_role_fill(tconv_ctx *ctx, tconv_event *e);
+
+/* The selection stage: a filter on the ordered stream that passes what --window/--steps select,
+ * spans cut to the window. */
+typedef struct tconv_select tconv_select;
+void tconv_selection_note_span(tconv_ctx *ctx, tconv_selection *sel, const tconv_event *ev);
+void tconv_selection_free(tconv_selection *sel);
+/* --window, --steps, --step-name (each NULL when not given). A usage mistake writes err. */
+int tconv_selection_parse(tconv_selection *sel, const char *window, const char *steps,
+                          const char *step_name, char *err, size_t cap);
+tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
+                               tconv_status (*emit)(void *user, const tconv_event *ev), void *user);
+tconv_status tconv_select_event(void *user, const tconv_event *ev);
+uint64_t tconv_select_cut(const tconv_select *s);
+void tconv_select_free(tconv_select *s);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 /* Lane n (1, 2, ...) of a track: a sibling track of the same input and process, its tid and

@@ -183,6 +183,23 @@ static int run_check(tconv_run *r)
         tconv_error_usage(ctx, "writer %s: %s", r->wc->name, err);
         return -1;
     }
+    if (tconv_selection_parse(&ctx->selection, r->o.window, r->o.steps, r->o.step_name, err,
+                              sizeof(err)) < 0) {
+        tconv_error_usage(ctx, "%s", err);
+        return -1;
+    }
+    if (r->o.only_input) ctx->selection.input = r->o.input;
+    int buffers = (r->wc->flags & TCONV_WRITER_ORDERED) ||
+                  ((r->wc->accepts & TCONV_KIND_BIT(TCONV_EV_SAMPLE)) &&
+                   !(r->wc->accepts & TCONV_KINDS_SPANS));
+    if ((r->o.window || r->o.steps) && !buffers) {
+        tconv_error_usage(ctx,
+                          "the %s writer streams events as they are read, so --window and "
+                          "--steps cannot apply to it; use text-ordered, csv or another writer "
+                          "that orders the trace",
+                          r->wc->name);
+        return -1;
+    }
     if ((r->wc->flags & TCONV_WRITER_DIRECTORY) && (!r->o.output || !strcmp(r->o.output, "-"))) {
         tconv_error_usage(ctx, "the %s writer writes a directory: give it with -o DIR",
                           r->wc->name);

@@ -72,6 +72,20 @@ static int sink_is_span(unsigned kind)
     return kind == TCONV_EV_BEGIN || kind == TCONV_EV_END || kind == TCONV_EV_COMPLETE;
 }
 
+/* The ordering stage's output, through the selection stage when the user asked for part of the
+ * trace. */
+static tconv_status sink_flush(tconv_sink *s, tconv_emit_fn emit, void *user)
+{
+    const tconv_selection *sel = &s->ctx->selection;
+    if (!sel->window && !sel->steps) return tconv_order_flush(s->order, emit, user);
+    tconv_select *cut = tconv_select_new(s->ctx, sel, emit, user);
+    tconv_status st = tconv_order_flush(s->order, tconv_select_event, cut);
+    tconv_note(s->ctx, "selection: %llu spans cut at the window's edges",
+               (unsigned long long)tconv_select_cut(cut));
+    tconv_select_free(cut);
+    return st;
+}
+
 /* Leaving spans out changes the totals, so it is said every time, with how to undo it. */
 static void sink_note_not_work(const tconv_sink *s)
 {
@@ -152,6 +166,8 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
             tconv_order_note_time(s->order, e.track, e.ts + e.dur);
     }
     tconv_role_fill(ctx, &e);
+    if (ctx->selection.input >= 0 && e.input != (uint64_t)ctx->selection.input) return TCONV_OK;
+    if (ctx->selection.steps) tconv_selection_note_span(ctx, &ctx->selection, &e);
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
     if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
     if (sink_is_span(e.kind)) s->have_spans = 1;
@@ -217,12 +233,12 @@ tconv_status tconv_sink_finish(tconv_sink *s)
         /* The stack stage passes on whatever else an ordered writer buffered. */
         tconv_stack *stack = tconv_stack_new(ctx, sink_emit, s);
         if (s->gpu) tconv_stack_attach_gpu(stack, s->gpu);
-        st = tconv_order_flush(s->order, tconv_stack_event, stack);
+        st = sink_flush(s, tconv_stack_event, stack);
         tconv_stack_free(stack);
         /* GPU work whose launch came on a later track (streams may sort before threads). */
         if (st == TCONV_OK && s->gpu) st = tconv_gpu_flush(s->gpu);
     } else if (s->mode == SINK_ORDERED) {
-        st = tconv_order_flush(s->order, sink_emit, s);
+        st = sink_flush(s, sink_emit, s);
     }
     tconv_order_free(s->order);
     s->order = NULL;

@@ -17,6 +17,7 @@ typedef struct cli_args {
     int force, list, help, version, quiet, verbose, strict, stats, all_spans;
     uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
+    const char *window, *steps, *step_name, *input;
     char **inputs;
     size_t ninputs;
 } cli_args;
@@ -39,6 +40,12 @@ static void cli_usage(FILE *f)
           "  -R key=val            reader option (see --help-plugin READER)\n"
           "  -W key=val            writer option (see --help-plugin WRITER)\n"
           "      --stats           print a summary report of the inputs (-w summary -o -)\n"
+          "      --window [@]START:[END]  only this part of the trace; times with a unit\n"
+          "                        (ns us ms s) from its first event, e.g. 2s:3.5s, 200ms:,\n"
+          "                        or absolute with @; spans are cut to the window\n"
+          "      --steps A[-B]     only steps A to B (Kineto ProfilerStep#N), per input\n"
+          "      --step-name P     steps are spans named P followed by a number\n"
+          "      --input N         only the events of input N (0-based, as listed)\n"
           "      --all-spans       count every span in self time (pprof, folded, summary,\n"
           "                        csv stacks), also the profiler's window and async spans,\n"
           "                        which are left out by default (a note says how many)\n"
@@ -131,7 +138,11 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         O_STRICT,
         O_MAX_INPUT,
         O_STATS,
-        O_ALL_SPANS
+        O_ALL_SPANS,
+        O_WINDOW,
+        O_STEPS,
+        O_STEP_NAME,
+        O_INPUT
     };
     static const struct option longopts[] = {
         {"reader", required_argument, 0, 'r'},
@@ -140,6 +151,10 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"force", no_argument, 0, O_FORCE},
         {"strict", no_argument, 0, O_STRICT},
         {"all-spans", no_argument, 0, O_ALL_SPANS},
+        {"window", required_argument, 0, O_WINDOW},
+        {"steps", required_argument, 0, O_STEPS},
+        {"step-name", required_argument, 0, O_STEP_NAME},
+        {"input", required_argument, 0, O_INPUT},
         {"list", no_argument, 0, O_LIST},
         {"help-plugin", required_argument, 0, O_HELP_PLUGIN},
         {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
@@ -187,6 +202,18 @@ static int cli_parse(int argc, char **argv, cli_args *a)
             break;
         case O_ALL_SPANS:
             a->all_spans = 1;
+            break;
+        case O_WINDOW:
+            a->window = optarg;
+            break;
+        case O_STEPS:
+            a->steps = optarg;
+            break;
+        case O_STEP_NAME:
+            a->step_name = optarg;
+            break;
+        case O_INPUT:
+            a->input = optarg;
             break;
         case O_STRICT:
             a->strict = 1;
@@ -241,6 +268,19 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     o.force = a->force;
     o.strict = a->strict;
     o.all_spans = a->all_spans;
+    o.window = a->window;
+    o.steps = a->steps;
+    o.step_name = a->step_name;
+    if (a->input) {
+        char *end;
+        unsigned long long n = strtoull(a->input, &end, 10);
+        if (!*a->input || *end || a->input[0] == '-' || n > UINT32_MAX) {
+            fprintf(stderr, "tconv: --input '%s': give an input's 0-based position\n", a->input);
+            return CLI_EXIT_USAGE;
+        }
+        o.only_input = 1;
+        o.input = (uint32_t)n;
+    }
     o.verbosity = a->quiet ? -1 : a->verbose;
     o.max_input_size = a->max_input;
     int from_stdin = !a->ninputs;

@@ -114,6 +114,17 @@ typedef struct tconv_run_opts {
     /* Count every span in self time, also those that are not work of their thread (the
      * profiler's window, async spans, markers: tconv_span_is_work). */
     int all_spans;
+    /* Selection, applied to writers that buffer the stream (pprof, folded, OTF2, csv, summary,
+     * text-ordered/-stacks; not the streaming text writer):
+     *   window: "[@]START:[END]", times with a unit (ns us ms s) from the trace's first event,
+     *           or absolute with @; spans are cut to it;
+     *   steps: "N" or "A-B", the time from step A's start to step B's end, per input: Kineto's
+     *          ProfilerStep#N, or spans named step_name followed by N. */
+    const char *window;
+    const char *steps;
+    const char *step_name;
+    int only_input; /* nonzero: read everything, keep only the events of input `input` */
+    uint32_t input; /* 0-based, in the order inputs are listed (directories expanded) */
 } tconv_run_opts;
 
 #define TCONV_RUN_OPTS_INIT                                                                        \

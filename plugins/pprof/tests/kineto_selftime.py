@@ -56,7 +56,7 @@ def is_gpu(e):
         isinstance(tid, str) and tid.startswith("stream "))
 
 
-def spans_per_track(events, gpu_tracks):
+def spans_per_track(events, gpu_tracks, window=None):
     tracks = collections.defaultdict(list)  # (pid, tid) -> [start, end, seq, name]
     open_spans = collections.defaultdict(list)
     for seq, e in enumerate(events):
@@ -83,10 +83,42 @@ def spans_per_track(events, gpu_tracks):
     for key, stack in open_spans.items():
         if stack:
             raise SystemExit(f"unclosed B events on {key}: not handled by this check")
+    if window:
+        # --window applies after nesting repair: a span clipped to its parent before the window
+        # stays out. It keeps a span that starts inside it, or that starts before and ends after
+        # its start, cut to the window.
+        lo, hi = window
+        for key, spans in tracks.items():
+            spans = clip_to_parents(spans, key in gpu_tracks)
+            tracks[key] = [[max(a, lo), min(b, hi), seq, name] for a, b, seq, name in spans
+                           if a < hi and (a >= lo or b > lo)]
     return tracks
 
 
-def expected(events):
+def clip_to_parents(spans, lanes):
+    """The spans with each end clipped to its parent's, as the ordering stage nests them (on a
+    GPU stream, in lanes, nothing is clipped)."""
+    spans = sorted(spans, key=lambda s: (s[0], -s[1], s[2]))
+    out = []
+    stacks = [[]]
+    for start, end, seq, name in spans:
+        for stack in stacks if lanes else stacks[:1]:
+            while stack and stack[-1] <= start:
+                stack.pop()
+            if lanes and stack and end > stack[-1]:
+                continue
+            break
+        else:
+            stack = []
+            stacks.append(stack)
+        if stack:
+            end = min(end, stack[-1])
+        stack.append(end)
+        out.append([start, end, seq, name])
+    return out
+
+
+def expected(events, window=None):
     """On a thread a span outliving its parent is clipped; on a GPU stream it goes to the first
     lane where it nests, whole, and each lane is busy on its own."""
     nspans = 0
@@ -94,7 +126,7 @@ def expected(events):
     busy = 0
     self_time = collections.Counter()
     gpu_tracks = set()
-    for key, spans in spans_per_track(events, gpu_tracks).items():
+    for key, spans in spans_per_track(events, gpu_tracks, window).items():
         spans.sort(key=lambda s: (s[0], -s[1], s[2]))
         lanes = [[]]  # per lane, a stack of [end, child time, name, start]
         def close(entry):
@@ -124,9 +156,9 @@ def expected(events):
     return nspans, busy, self_time, nested
 
 
-def convert(tconv, trace, out):
-    subprocess.run([tconv, "-q", "--force", "-r", "chrome", "-w", "pprof", "-o", out, trace],
-                   check=True)
+def convert(tconv, trace, out, extra=()):
+    subprocess.run([tconv, "-q", "--force", "-r", "chrome", "-w", "pprof", "-o", out, *extra,
+                    trace], check=True)
     with open(out, "rb") as f:
         return f.read()
 
@@ -149,10 +181,10 @@ def go_pprof(profile, env, nested):
     return problems
 
 
-def actual(tconv, dump, trace, tmp):
+def actual(tconv, dump, trace, tmp, extra=()):
     out = os.path.join(tmp, "out.pb.gz")
-    first = convert(tconv, trace, out)
-    if convert(tconv, trace, os.path.join(tmp, "again.pb.gz")) != first:
+    first = convert(tconv, trace, out, extra)
+    if convert(tconv, trace, os.path.join(tmp, "again.pb.gz"), extra) != first:
         raise SystemExit(f"{trace}: two conversions gave different bytes")
     text = subprocess.run([dump, "flat", out], check=True, capture_output=True,
                           text=True).stdout
@@ -209,6 +241,19 @@ def main():
                 if got.get(name, 0) != want.get(name, 0):
                     problems.append(f"flat {name!r}: {got.get(name, 0)}, expected "
                                     f"{want.get(name, 0)}")
+            # The middle third of the trace through --window: the busy time inside it.
+            events = load_events(trace)
+            ends = [s[1] for t in spans_per_track(events, set()).values() for s in t]
+            starts = [s[0] for t in spans_per_track(events, set()).values() for s in t]
+            if starts:
+                first_t, last_t = min(starts), max(ends)
+                lo = first_t + (last_t - first_t) // 3
+                hi = first_t + 2 * (last_t - first_t) // 3 + 1
+                wspans, wbusy, _, _ = expected(events, (lo, hi))
+                _, wtotals, _ = actual(tconv, dump, trace, tmp, ["--window", f"@{lo}ns:{hi}ns"])
+                if wtotals != [wspans, wbusy]:
+                    problems.append(f"--window @{lo}ns:{hi}ns: totals {wtotals}, expected "
+                                    f"[{wspans}, {wbusy}]")
             status = "ok" if not problems else "FAIL"
             print(f"{status} {rel}: {nspans} spans, busy {busy} ns, {len(want)} ops")
             for p in problems[:20]:

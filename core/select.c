@@ -1,0 +1,286 @@
+/* The selection stage: the part of a trace a user asked to look at (--window, --steps, --input),
+ * applied to the ordered stream, between the ordering stage and the stack stage or the writer.
+ *
+ * Invariant: what leaves the stage is still each track time-ordered and properly nested, with
+ * every span cut to the window, so self times downstream add up to exactly the busy time inside
+ * the window. The ordered stream gives a BEGIN without its end, so a span that starts before the
+ * window is held until something inside the window happens under it (a child, a point, its own
+ * END after the window's start); it is then given the window's start. A span that ends after the
+ * window ends there, and nothing that starts at or after the window's end passes.
+ *
+ * A window relative to the trace is resolved when the stage starts (the readers are done, so the
+ * first time is known); steps are noted as spans are pushed (core/sink.c), per input, since each
+ * rank's clock and step numbers are its own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct select_open {
+    tconv_event begin; /* a held BEGIN, or the emitted one */
+    int state;         /* SELECT_HELD, SELECT_EMITTED or SELECT_SKIPPED */
+} select_open;
+
+enum { SELECT_HELD, SELECT_EMITTED, SELECT_SKIPPED };
+
+struct tconv_select {
+    tconv_ctx *ctx;
+    tconv_emit_fn emit;
+    void *user;
+    const tconv_selection *sel;
+    int64_t from, to; /* the window of --window, [from, to); steps narrow it per input */
+    uint32_t track;
+    select_open *open;
+    size_t depth, cap;
+    uint64_t cut; /* spans cut at the window's edges */
+};
+
+/* "ProfilerStep#12" -> 12 when name is prefix followed by digits only. */
+static int select_step_number(const char *name, const char *prefix, int64_t *n)
+{
+    size_t len = strlen(prefix);
+    if (strncmp(name, prefix, len) != 0 || !name[len]) return 0;
+    int64_t v = 0;
+    for (const char *p = name + len; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) return 0;
+        v = v * 10 + (*p - '0');
+    }
+    *n = v;
+    return 1;
+}
+
+void tconv_selection_note_span(tconv_ctx *ctx, tconv_selection *sel, const tconv_event *ev)
+{
+    if (!sel->steps || ev->kind != TCONV_EV_COMPLETE) return;
+    const char *prefix = sel->step_prefix ? sel->step_prefix : "ProfilerStep#";
+    /* Without a user's prefix only spans the reader marked as steps count. */
+    if (!sel->step_prefix && ev->role != TCONV_ROLE_STEP) return;
+    int64_t n;
+    if (!select_step_number(tconv_string_get(ctx, ev->name), prefix, &n)) return;
+    if (n < sel->step_first || n > sel->step_last) return;
+    if (ev->input >= sel->nstep_spans) {
+        size_t old = sel->nstep_spans;
+        TCONV_GROW(sel->step_spans, sel->nstep_spans, (size_t)ev->input + 1);
+        for (size_t i = old; i < sel->nstep_spans; i++)
+            sel->step_spans[i] = (tconv_step_span){INT64_MAX, INT64_MIN};
+    }
+    tconv_step_span *sp = &sel->step_spans[ev->input];
+    if (ev->ts < sp->from) sp->from = ev->ts;
+    if (ev->ts + ev->dur > sp->to) sp->to = ev->ts + ev->dur;
+}
+
+tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
+                               tconv_status (*emit)(void *user, const tconv_event *ev), void *user)
+{
+    tconv_select *s = tconv_xcalloc(1, sizeof(*s));
+    s->ctx = ctx;
+    s->sel = sel;
+    s->emit = emit;
+    s->user = user;
+    s->track = UINT32_MAX;
+    s->from = INT64_MIN;
+    s->to = INT64_MAX;
+    if (sel->window) {
+        int64_t first = 0, last = 0;
+        tconv_ctx_bounds(ctx, &first, &last);
+        int64_t base = sel->absolute ? 0 : first;
+        s->from = base + sel->start;
+        if (sel->has_end) s->to = base + sel->end;
+    }
+    return s;
+}
+
+void tconv_select_free(tconv_select *s)
+{
+    if (!s) return;
+    free(s->open);
+    free(s);
+}
+
+uint64_t tconv_select_cut(const tconv_select *s)
+{
+    return s->cut;
+}
+
+static void select_window(const tconv_select *s, uint32_t input, int64_t *from, int64_t *to)
+{
+    *from = s->from;
+    *to = s->to;
+    if (!s->sel->steps) return;
+    /* An input without those steps contributes nothing. */
+    tconv_step_span sp = {INT64_MAX, INT64_MIN};
+    if (input < s->sel->nstep_spans) sp = s->sel->step_spans[input];
+    if (sp.from > *from) *from = sp.from;
+    if (sp.to < *to) *to = sp.to;
+}
+
+/* Emit every held BEGIN, at the window's start: something inside the window happens under
+ * them. */
+static tconv_status select_release(tconv_select *s, int64_t from)
+{
+    for (size_t i = 0; i < s->depth; i++) {
+        select_open *o = &s->open[i];
+        if (o->state != SELECT_HELD) continue;
+        o->begin.ts = from;
+        o->begin.dur = 0;
+        o->begin.flags |= TCONV_EVF_REPAIRED;
+        o->state = SELECT_EMITTED;
+        s->cut++;
+        tconv_status st = s->emit(s->user, &o->begin);
+        if (st == TCONV_FATAL) return st;
+    }
+    return TCONV_OK;
+}
+
+tconv_status tconv_select_event(void *user, const tconv_event *ev)
+{
+    tconv_select *s = user;
+    if (ev->track != s->track) {
+        s->track = ev->track;
+        s->depth = 0; /* the ordering stage closes every span of a track before the next */
+    }
+    if (s->sel->input >= 0 && ev->input != (uint32_t)s->sel->input) return TCONV_OK;
+    if (ev->kind == TCONV_EV_METADATA) return s->emit(s->user, ev);
+    int64_t from, to;
+    select_window(s, ev->input, &from, &to);
+    if (ev->kind == TCONV_EV_BEGIN) {
+        TCONV_GROW(s->open, s->cap, s->depth + 1);
+        select_open *o = &s->open[s->depth++];
+        /* A held copy's args and frames live in the ordering stage's arena, which is freed only
+         * after the flush. */
+        o->begin = *ev;
+        if (ev->ts >= to) {
+            o->state = SELECT_SKIPPED;
+            return TCONV_OK;
+        }
+        if (ev->ts < from) {
+            o->state = SELECT_HELD;
+            return TCONV_OK;
+        }
+        o->state = SELECT_EMITTED;
+        tconv_status st = select_release(s, from);
+        return st == TCONV_FATAL ? st : s->emit(s->user, ev);
+    }
+    if (ev->kind == TCONV_EV_END) {
+        if (!s->depth) return s->emit(s->user, ev); /* not from the ordering stage */
+        select_open *o = &s->open[--s->depth];
+        if (o->state == SELECT_SKIPPED) return TCONV_OK;
+        if (o->state == SELECT_HELD) {
+            if (ev->ts <= from) return TCONV_OK; /* ended before the window */
+            s->depth++; /* release it with the ones around it */
+            tconv_status st = select_release(s, from);
+            s->depth--;
+            if (st == TCONV_FATAL) return st;
+        }
+        if (ev->ts <= to) return s->emit(s->user, ev);
+        tconv_event e = *ev;
+        e.ts = to;
+        e.flags |= TCONV_EVF_REPAIRED;
+        s->cut++;
+        return s->emit(s->user, &e);
+    }
+    /* Points, and COMPLETE from a stage that passes them through. */
+    if (ev->ts < from || ev->ts >= to) return TCONV_OK;
+    tconv_status st = select_release(s, from);
+    return st == TCONV_FATAL ? st : s->emit(s->user, ev);
+}
+
+/* "1.5ms" -> 1500000. An exact decimal with a unit: times are integer ns end to end. */
+static int select_time(const char *s, const char *end, int64_t *out)
+{
+    static const struct {
+        const char *unit;
+        int64_t ns;
+    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    int64_t whole = 0, frac = 0, scale = 1;
+    const char *p = s;
+    if (p == end || *p < '0' || *p > '9') return -1;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        if (whole > (INT64_MAX - 9) / 10) return -1;
+        whole = whole * 10 + (*p - '0');
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
+            if (scale > INT64_MAX / 10) return -1;
+            frac = frac * 10 + (*p - '0');
+            scale *= 10;
+        }
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        size_t n = strlen(units[i].unit);
+        if ((size_t)(end - p) != n || strncmp(p, units[i].unit, n) != 0) continue;
+        int64_t u = units[i].ns;
+        if (whole > INT64_MAX / u / 4) return -1;
+        /* The fraction must land on whole ns. */
+        if ((frac * u) % scale) return -1;
+        *out = whole * u + frac * u / scale;
+        return 0;
+    }
+    return -1;
+}
+
+int tconv_selection_parse(tconv_selection *sel, const char *window, const char *steps,
+                          const char *step_name, char *err, size_t cap)
+{
+    if (window) {
+        const char *w = window;
+        sel->window = 1;
+        if (*w == '@') {
+            sel->absolute = 1;
+            w++;
+        }
+        const char *colon = strchr(w, ':');
+        if (!colon) {
+            snprintf(err, cap,
+                     "--window '%s': give START:END, e.g. 2s:3.5s or 200ms: (to the end), times "
+                     "with a unit (ns us ms s) from the trace's first event, or @START:END for "
+                     "absolute times",
+                     window);
+            return -1;
+        }
+        const char *e = colon + 1, *eend = e + strlen(e);
+        if ((colon > w && select_time(w, colon, &sel->start) < 0) ||
+            (*e && select_time(e, eend, &sel->end) < 0)) {
+            snprintf(err, cap,
+                     "--window '%s': a time is a decimal number of ns, us, ms or s that lands on "
+                     "whole nanoseconds (1.5ms, 200us)",
+                     window);
+            return -1;
+        }
+        sel->has_end = *e != 0;
+        if (sel->has_end && sel->end <= sel->start) {
+            snprintf(err, cap, "--window '%s': the end must be after the start", window);
+            return -1;
+        }
+    }
+    if (steps) {
+        char *dash;
+        long long a = strtoll(steps, &dash, 10), b = a;
+        if (dash == steps || a < 0 || (*dash && (*dash != '-' || !dash[1]))) {
+            snprintf(err, cap, "--steps '%s': give a step number N or a range A-B (ProfilerStep#N)",
+                     steps);
+            return -1;
+        }
+        if (*dash) {
+            char *end;
+            b = strtoll(dash + 1, &end, 10);
+            if (*end || b < a) {
+                snprintf(err, cap, "--steps '%s': give a range A-B with A <= B", steps);
+                return -1;
+            }
+        }
+        sel->steps = 1;
+        sel->step_first = a;
+        sel->step_last = b;
+        sel->step_prefix = step_name;
+    }
+    return 0;
+}
+
+void tconv_selection_free(tconv_selection *sel)
+{
+    free(sel->step_spans);
+    sel->step_spans = NULL;
+    sel->nstep_spans = 0;
+}
