@@ -49,6 +49,19 @@ TCONV_API int tconv_host_load_dir(tconv_host *h, const char *dir)
     return tconv_registry_load_dir(&h->reg, real);
 }
 
+TCONV_API int tconv_host_load_file(tconv_host *h, const char *path)
+{
+    return tconv_registry_load_file(&h->reg, path);
+}
+
+TCONV_API int tconv_host_add_plugin(tconv_host *h, const tconv_plugin_desc *desc)
+{
+    char where[512];
+    snprintf(where, sizeof(where), "(built into the program: %s)",
+             desc && desc->name ? desc->name : "?");
+    return tconv_registry_add(&h->reg, where, desc, NULL);
+}
+
 TCONV_API int tconv_host_privileged(void)
 {
     /* AT_SECURE covers setuid, setgid and file capabilities alike; comparing ids does not. */

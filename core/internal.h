@@ -324,6 +324,11 @@ typedef struct tconv_registry {
 } tconv_registry;
 
 int tconv_registry_load_dir(tconv_registry *r, const char *dir);
+int tconv_registry_load_file(tconv_registry *r, const char *path);
+/* Admit a descriptor (from a file's handle, or built into the program: handle NULL) after the
+ * checks every plugin passes; -1 and a notice when refused. */
+int tconv_registry_add(tconv_registry *r, const char *path, const tconv_plugin_desc *d,
+                       void *handle);
 
 struct tconv_host {
     tconv_host_hooks hooks;

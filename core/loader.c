@@ -90,13 +90,17 @@ static void loader_try(tconv_registry *r, const char *path)
         lt_dlclose(h);
         return;
     }
-    const tconv_plugin_desc *d = entry();
+    if (tconv_registry_add(r, path, entry(), h) < 0) lt_dlclose(h);
+}
+
+int tconv_registry_add(tconv_registry *r, const char *path, const tconv_plugin_desc *d,
+                       void *handle)
+{
     char have[64], want[64];
     if (!d || d->struct_size < offsetof(tconv_plugin_desc, writers) + sizeof(d->writers) ||
         !d->name) {
         loader_warn(r, path, "its descriptor is invalid (NULL, too small or unnamed)%s%s", "", "");
-        lt_dlclose(h);
-        return;
+        return -1;
     }
     snprintf(have, sizeof(have), "%u.%u", (unsigned)d->abi_major, (unsigned)d->abi_minor);
     snprintf(want, sizeof(want), "%u.%u", TCONV_ABI_MAJOR, TCONV_ABI_MINOR);
@@ -105,20 +109,17 @@ static void loader_try(tconv_registry *r, const char *path)
                     "built for plugin ABI %s, but this tconv has ABI %s (rebuild the "
                     "plugin against this tconv's headers)",
                     have, want);
-        lt_dlclose(h);
-        return;
+        return -1;
     }
     if (d->abi_minor > TCONV_ABI_MINOR) {
         loader_warn(r, path, "needs plugin ABI %s, newer than this tconv's %s (upgrade tconv)",
                     have, want);
-        lt_dlclose(h);
-        return;
+        return -1;
     }
     const char *bad = loader_check_classes(d);
     if (bad) {
         loader_warn(r, path, "%s%s", bad, "");
-        lt_dlclose(h);
-        return;
+        return -1;
     }
     if (loader_has_name(r, d->name)) {
         /* Search order is priority order: the first plugin of a name wins. */
@@ -126,14 +127,14 @@ static void loader_try(tconv_registry *r, const char *path)
         snprintf(line, sizeof(line), "plugin '%s' at '%s' is shadowed by an earlier one", d->name,
                  path);
         loader_say(r, TCONV_NOTICE_DEBUG, line);
-        lt_dlclose(h);
-        return;
+        return -1;
     }
     TCONV_GROW(r->plugins, r->cap, r->n + 1);
-    r->plugins[r->n++] = (tconv_plugin){tconv_xstrdup(path), d, h};
+    r->plugins[r->n++] = (tconv_plugin){tconv_xstrdup(path), d, handle};
+    return 0;
 }
 
-int tconv_registry_load_dir(tconv_registry *r, const char *dir)
+static int loader_init(tconv_registry *r)
 {
     if (!r->ltdl_ready) {
         if (lt_dlinit() != 0) {
@@ -144,6 +145,20 @@ int tconv_registry_load_dir(tconv_registry *r, const char *dir)
         }
         r->ltdl_ready = 1;
     }
+    return 0;
+}
+
+int tconv_registry_load_file(tconv_registry *r, const char *path)
+{
+    if (loader_init(r) < 0) return -1;
+    size_t n = r->n;
+    loader_try(r, path);
+    return r->n > n ? 0 : -1;
+}
+
+int tconv_registry_load_dir(tconv_registry *r, const char *dir)
+{
+    if (loader_init(r) < 0) return -1;
     struct dirent **list = NULL;
     int n = scandir(dir, &list, loader_is_plugin, alphasort);
     for (int i = 0; i < n; i++) {

@@ -75,6 +75,12 @@ int tconv_host_load_dir(tconv_host *h, const char *dir);
  * ../lib/tconv/plugins), then the installed plugin folder. When the process runs with raised
  * privileges (setuid, setgid or file capabilities: AT_SECURE), only the installed folder. */
 void tconv_host_load_standard(tconv_host *h, const char *const *extra_dirs, size_t n);
+/* One plugin file, with the checks and notices of tconv_host_load_dir. 0, or -1 when refused. */
+int tconv_host_load_file(tconv_host *h, const char *path);
+/* A plugin compiled into the program itself (a mock reader or writer in a test, an embedder's
+ * own format): checked like a loaded one, then found by name like the others. desc must stay
+ * valid as long as the host. 0, or -1 when refused. */
+int tconv_host_add_plugin(tconv_host *h, const tconv_plugin_desc *desc);
 /* 1 when the process runs with privileges its user does not have (AT_SECURE). */
 int tconv_host_privileged(void);
 
