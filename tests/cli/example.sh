@@ -34,6 +34,10 @@ assert rows[0] == {"kind": "complete", "ts": 1000, "dur": 500, "pid": "100", "ti
 assert rows[4]["args"] == {"bytes": 4096, "device": "cuda"}, rows[4]
 assert rows[5]["series"] == "used" and rows[5]["value"] == 2048, rows[5]
 ' "$TMP/out" || fail "jsonl output is not what was expected"
+# The installed harness passes it.
+expect_rc 0 "$PREFIX/bin/tconv-plugin-check" "$TMP/ex/tconv-jsonl.so"
+expect_grep "$TMP/out" "ok   writer jsonl: every event kind, the same bytes twice"
+
 # Its writer class declares "jsonl": the output's name picks it.
 expect_rc 0 "$PREFIX/bin/tconv" -o "$TMP/auto.jsonl" "$DATA/core/nesting.tevt"
 [ "$(wc -l <"$TMP/auto.jsonl")" = 17 ] || fail "-o x.jsonl did not pick the jsonl writer"
