@@ -72,51 +72,84 @@ static void summary_trace(summary *s)
     csv_buf_cstr(b, with_events ? ")\n" : "\n");
 }
 
-/* Tracks with events, grouped by (input, process) in order of first appearance. */
+/* Sort keys for the process listing: a track's (input, pid), then its group's first track. */
+static const tconv_ctx *summary_proc_ctx;
+static const uint32_t *summary_proc_first;
+
+static int summary_by_process(const void *pa, const void *pb)
+{
+    uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
+    const tconv_track *a = tconv_track_describe(summary_proc_ctx, i);
+    const tconv_track *b = tconv_track_describe(summary_proc_ctx, j);
+    if (a->input != b->input) return a->input < b->input ? -1 : 1;
+    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static int summary_by_group(const void *pa, const void *pb)
+{
+    uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
+    uint32_t gi = summary_proc_first[i], gj = summary_proc_first[j];
+    if (gi != gj) return gi < gj ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* Tracks with events, grouped by (input, process) in order of first appearance. Two sorts, not
+ * a scan per process: a trace of a million processes lists in seconds. */
 static void summary_processes(summary *s)
 {
     csv_buf *b = &s->buf;
     summary_cell c;
     uint32_t ntracks = tconv_track_count(s->ctx);
     if (ntracks > s->tracks_cap) ntracks = (uint32_t)s->tracks_cap;
-    uint8_t *done = csv_xcalloc(ntracks, 1);
+    uint32_t *idx = csv_xcalloc(ntracks ? ntracks : 1, sizeof(*idx));
+    uint32_t *first = csv_xcalloc(ntracks ? ntracks : 1, sizeof(*first));
+    size_t n = 0;
+    for (uint32_t i = 0; i < ntracks; i++)
+        if (s->tracks[i].events) idx[n++] = i;
+    summary_proc_ctx = s->ctx;
+    summary_proc_first = first;
+    qsort(idx, n, sizeof(*idx), summary_by_process);
+    for (size_t k = 0; k < n; k++) {
+        const tconv_track *t = tconv_track_describe(s->ctx, idx[k]);
+        const tconv_track *prev = k ? tconv_track_describe(s->ctx, idx[k - 1]) : NULL;
+        first[idx[k]] =
+            prev && prev->input == t->input && prev->pid == t->pid ? first[idx[k - 1]] : idx[k];
+    }
+    qsort(idx, n, sizeof(*idx), summary_by_group);
     csv_buf_cstr(b, "\nProcesses and threads\n");
-    size_t header = b->len;
-    for (uint32_t i = 0; i < ntracks; i++) {
-        if (done[i] || !s->tracks[i].events) continue;
-        const tconv_track *p = tconv_track_describe(s->ctx, i);
-        csv_buf_cstr(b, "  pid ");
-        summary_id(s, p->pid);
-        if (p->process_name) {
-            csv_buf_cstr(b, "  ");
-            summary_str(s, p->process_name, 0);
-        }
-        if (p->input) csv_buf_printf(b, "  (input %u)", p->input);
-        csv_buf_putc(b, '\n');
-        for (uint32_t j = i; j < ntracks; j++) {
-            const tconv_track *t = tconv_track_describe(s->ctx, j);
-            if (done[j] || !s->tracks[j].events || t->pid != p->pid || t->input != p->input)
-                continue;
-            done[j] = 1;
-            size_t at = b->len;
-            csv_buf_cstr(b, "    tid ");
-            summary_id(s, t->tid);
-            if (t->thread_name && t->thread_name != t->tid) {
+    for (size_t k = 0; k < n; k++) {
+        uint32_t j = idx[k];
+        const tconv_track *t = tconv_track_describe(s->ctx, j);
+        if (first[j] == j) {
+            csv_buf_cstr(b, "  pid ");
+            summary_id(s, t->pid);
+            if (t->process_name) {
                 csv_buf_cstr(b, "  ");
-                summary_str(s, t->thread_name, 0);
+                summary_str(s, t->process_name, 0);
             }
-            if (t->kind != TCONV_TRACK_THREAD && t->kind < 5)
-                csv_buf_printf(b, "  [%s]", summary_kind_names[t->kind]);
-            size_t w = b->len - at;
-            csv_buf_printf(b, "%*s%9" PRIu64 " event%s", w < 52 ? (int)(52 - w) : 1, "",
-                           s->tracks[j].events, s->tracks[j].events == 1 ? "" : "s");
-            if (s->tracks[j].busy)
-                csv_buf_printf(b, ", busy %s", summary_dur(s->tracks[j].busy, c, sizeof c));
+            if (t->input) csv_buf_printf(b, "  (input %u)", t->input);
             csv_buf_putc(b, '\n');
         }
+        size_t at = b->len;
+        csv_buf_cstr(b, "    tid ");
+        summary_id(s, t->tid);
+        if (t->thread_name && t->thread_name != t->tid) {
+            csv_buf_cstr(b, "  ");
+            summary_str(s, t->thread_name, 0);
+        }
+        if (t->kind != TCONV_TRACK_THREAD && t->kind < 5)
+            csv_buf_printf(b, "  [%s]", summary_kind_names[t->kind]);
+        size_t w = b->len - at;
+        csv_buf_printf(b, "%*s%9" PRIu64 " event%s", w < 52 ? (int)(52 - w) : 1, "",
+                       s->tracks[j].events, s->tracks[j].events == 1 ? "" : "s");
+        if (s->tracks[j].busy)
+            csv_buf_printf(b, ", busy %s", summary_dur(s->tracks[j].busy, c, sizeof c));
+        csv_buf_putc(b, '\n');
     }
-    if (b->len == header) csv_buf_cstr(b, "  (no events)\n");
-    free(done);
+    if (!n) csv_buf_cstr(b, "  (no events)\n");
+    free(first);
+    free(idx);
 }
 
 static const csv_op_row *summary_sort_rows;
