@@ -38,10 +38,27 @@ const char *summary_pct(double part, double whole, char *out, size_t cap)
     return out;
 }
 
+/* Names come from the input and the report goes to a terminal: control bytes (C0, DEL and
+ * UTF-8 encoded C1) are shown as \xHH, never sent raw. */
+static void summary_put_safe(csv_buf *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c1 = u[i] == 0xC2 && i + 1 < n && u[i + 1] >= 0x80 && u[i + 1] <= 0x9F;
+        if (u[i] >= 0x20 && u[i] != 0x7f && !c1) continue;
+        csv_buf_put(b, s + run, i - run);
+        if (c1) i++;
+        csv_buf_printf(b, "\\x%02x", u[i]);
+        run = i + 1;
+    }
+    csv_buf_put(b, s + run, n - run);
+}
+
 void summary_name(csv_buf *b, const char *s, size_t n, size_t max, int keep_end)
 {
     if (n <= max) {
-        csv_buf_put(b, s, n);
+        summary_put_safe(b, s, n);
         return;
     }
     size_t keep = max > 3 ? max - 3 : 0;
@@ -51,11 +68,11 @@ void summary_name(csv_buf *b, const char *s, size_t n, size_t max, int keep_end)
         while (from < n && ((unsigned char)s[from] & 0xC0) == 0x80)
             from++;
         csv_buf_cstr(b, "...");
-        csv_buf_put(b, s + from, n - from);
+        summary_put_safe(b, s + from, n - from);
     } else {
         while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
             keep--;
-        csv_buf_put(b, s, keep);
+        summary_put_safe(b, s, keep);
         csv_buf_cstr(b, "...");
     }
 }
