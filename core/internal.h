@@ -173,6 +173,18 @@ void tconv_output_close(tconv_output *out);
 size_t tconv_output_discard_all(void);
 uint64_t tconv_output_bytes(const tconv_output *out);
 
+/* ---- what may be removed next to an output (core/outsafe.c) ---- */
+struct timespec;
+/* 0 when dir holds nothing (*empty) or only an OTF2 archive; else *foreign is the first entry
+ * (malloc'd path) that is not part of one. -1 when dir cannot be read (errno). */
+int tconv_outsafe_foreign(const char *dir, char **foreign, int *empty);
+/* A usage error (shown names dir) when dir is '.', '..', '/', a mount point or holds the
+ * current directory. */
+int tconv_outsafe_place(tconv_ctx *ctx, const char *dir, const char *shown);
+/* Removes ".<base>.tconv-<pid>-*" in dir left by processes that are gone, older than start. */
+void tconv_outsafe_sweep(const char *dir, const char *base, const struct timespec *start);
+void tconv_outsafe_rm_tree(const char *path);
+
 /* ---- pipeline: the sink readers push into, feeding the writer through the stages ---- */
 tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate);
 /* Flush the stages and finish the writer. */
