@@ -257,6 +257,9 @@ static tconv_output *output_open_dir(tconv_ctx *ctx, const char *path, const tco
     out->target = target;
     out->force = o->force;
     out->tmp = output_sibling(dest);
+    /* Made before the directory exists: an allocation that fails ends the process, and what
+     * exists must by then be in the registry. */
+    out->aside = tconv_xmalloc(strlen(out->tmp) + 5);
     if (!mkdtemp(out->tmp)) {
         tconv_error_set(ctx, "cannot create a directory next to '%s': %s", path, strerror(errno));
         free(out->tmp);
@@ -264,7 +267,6 @@ static tconv_output *output_open_dir(tconv_ctx *ctx, const char *path, const tco
         tconv_output_close(out);
         return NULL;
     }
-    out->aside = tconv_xmalloc(strlen(out->tmp) + 5);
     sprintf(out->aside, "%s-old", out->tmp);
     /* mkdtemp makes it 0700: a replaced directory keeps its owner and mode, a new one gets the
      * umask's permissions, as mkdir would give it. */
