@@ -39,6 +39,7 @@ struct tconv_input {
 
     /* The producing side: on the read-ahead thread while it runs, else on the reader's. */
     int zinit, raw_eof;
+    int zpad; /* zero bytes followed the last member */
     z_stream zs;
     unsigned char *raw;
     size_t raw_pos, raw_len;
@@ -126,6 +127,22 @@ static ssize_t input_inflate(void *user, tconv_readahead *ra, unsigned char *dst
             }
             if (input_read_raw(in, ra) < 0) return -1;
             continue;
+        }
+        if (in->zinit == 2 && in->raw[in->raw_pos] == 0) {
+            /* Zero bytes after the last member (a padded tape block or download): gzip -d and
+             * -t accept them, so they end the input; anything after them is garbage. */
+            while (in->raw_pos < in->raw_len && in->raw[in->raw_pos] == 0)
+                in->raw_pos++;
+            in->zpad = 1;
+            continue;
+        }
+        if (in->zinit == 2 && in->zpad) {
+            char msg[128];
+            snprintf(msg, sizeof(msg),
+                     "invalid gzip data at compressed byte %llu: data after the zero padding "
+                     "that ends the last member",
+                     (unsigned long long)(in->raw_total - (in->raw_len - in->raw_pos)));
+            return input_stop(in, msg);
         }
         if (in->zinit == 2) { /* another gzip member follows: inflate it too, like gzip -d */
             if (inflateReset(&in->zs) != Z_OK) return input_stop(in, "zlib reset failed");

@@ -217,6 +217,22 @@ void tconv_output_close(tconv_output *out);
 /* Removes every temporary output of the process now; how many. */
 size_t tconv_output_discard_all(void);
 uint64_t tconv_output_bytes(const tconv_output *out);
+/* A usage error when the output is one of the inputs (same file, same path after links), lies
+ * inside an input directory, or holds an input; checked before anything is read or written. */
+int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
+                              size_t ninputs);
+
+/* ---- what may be removed next to an output (core/outsafe.c) ---- */
+struct timespec;
+/* 0 when dir holds nothing (*empty) or only an OTF2 archive; else *foreign is the first entry
+ * (malloc'd path) that is not part of one. -1 when dir cannot be read (errno). */
+int tconv_outsafe_foreign(const char *dir, char **foreign, int *empty);
+/* A usage error (shown names dir) when dir is '.', '..', '/', a mount point or holds the
+ * current directory. */
+int tconv_outsafe_place(tconv_ctx *ctx, const char *dir, const char *shown);
+/* Removes ".<base>.tconv-<pid>-*" in dir left by processes that are gone, older than start. */
+void tconv_outsafe_sweep(const char *dir, const char *base, const struct timespec *start);
+void tconv_outsafe_rm_tree(const char *path);
 
 /* ---- pipeline: the sink readers push into, feeding the writer through the stages ---- */
 tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate);

@@ -1,29 +1,50 @@
 /* The output layer. A regular file is written under a temporary name in the same folder and
  * renamed over the target only when the run succeeds, so a failed run leaves neither a partial
  * file nor a clobbered old one. Devices and FIFOs are written directly (they cannot be renamed
- * over). Directory outputs get the same treatment with a temporary sibling directory. */
-#define _XOPEN_SOURCE 700
-#include <dirent.h>
+ * over). A directory output (an OTF2 archive) is filled as a temporary sibling directory and
+ * swapped with the old one in one renameat2(RENAME_EXCHANGE), so that a kill at any moment leaves
+ * the old or the new directory under the name, never neither; the old one is removed after.
+ *
+ * Temporaries are named ".<name>.tconv-<pid>-XXXXXX". Each one is in a process-wide registry
+ * until it is committed or removed, so that an exit on a failed allocation and a program's
+ * signal thread (tconv_outputs_discard) can remove it while the run that writes it is still
+ * going. Who removes a temporary is settled by one atomic state per output: exactly one of the
+ * run (commit or abort) and a discard wins it. The registry's lock guards the list only; a run
+ * never holds it across I/O, and every name a discard needs is made when the output opens. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 enum { OUTPUT_BUF = 256 * 1024 };
 
+/* Where an output's temporary stands. */
+enum {
+    OUTPUT_NONE,       /* no temporary: written in place, committed, or removed */
+    OUTPUT_PENDING,    /* exists; whoever moves it out of this state owns it */
+    OUTPUT_COMMITTING, /* the run is moving it into place */
+    OUTPUT_GONE        /* removed, or being removed */
+};
+
 struct tconv_output {
     tconv_ctx *ctx;
     char *name;   /* as given, "-" for stdout */
     char *target; /* what a symlink named by name points to; NULL if name is no link */
-    char *tmp;    /* temporary file or directory, NULL when written in place */
+    char *tmp;    /* temporary file or directory, NULL when written in place; freed at close */
+    char *aside;  /* tmp + "-old": where a directory is moved to be removed */
+    atomic_int state;
     int fd;
     int mode;
+    int force;
     int failed;
     unsigned char *buf;
     size_t len;
@@ -31,24 +52,38 @@ struct tconv_output {
     struct tconv_output *next_live;
 };
 
-/* Outputs that have a temporary file or directory. Running out of memory ends the process with
- * exit(1) (core/memory.c, and plugins that cannot go on), and that must not leave the temporary
- * behind: an exit handler removes what is still listed here. */
+static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
 static tconv_output *output_live;
 
-static void output_rm_tree(const char *path);
+/* For the one who won the temporary (state now OUTPUT_GONE). A directory is first renamed
+ * aside: a writer still filling it by path then fails instead of refilling what is removed. */
+static void output_remove_tmp(tconv_output *o)
+{
+    if (o->mode != TCONV_OUT_DIR) {
+        unlink(o->tmp);
+    } else if (rename(o->tmp, o->aside) == 0) {
+        tconv_outsafe_rm_tree(o->aside);
+    } else {
+        tconv_outsafe_rm_tree(o->tmp);
+    }
+}
+
+static int output_take(tconv_output *o, int to)
+{
+    int want = OUTPUT_PENDING;
+    return atomic_compare_exchange_strong(&o->state, &want, to);
+}
 
 size_t tconv_output_discard_all(void)
 {
     size_t n = 0;
-    for (tconv_output *o = output_live; o; o = o->next_live) {
-        if (!o->tmp) continue;
-        if (o->mode == TCONV_OUT_DIR)
-            output_rm_tree(o->tmp);
-        else
-            unlink(o->tmp);
-        n++;
-    }
+    pthread_mutex_lock(&output_lock);
+    for (tconv_output *o = output_live; o; o = o->next_live)
+        if (output_take(o, OUTPUT_GONE)) {
+            output_remove_tmp(o);
+            n++;
+        }
+    pthread_mutex_unlock(&output_lock);
     return n;
 }
 
@@ -64,44 +99,50 @@ static void output_at_exit(void)
 
 static void output_track(tconv_output *out)
 {
-    static int registered;
-    if (!registered) registered = atexit(output_at_exit) == 0;
+    static atomic_int registered;
+    if (!atomic_exchange(&registered, 1)) atexit(output_at_exit);
+    atomic_store(&out->state, OUTPUT_PENDING);
+    pthread_mutex_lock(&output_lock);
     out->next_live = output_live;
     output_live = out;
+    pthread_mutex_unlock(&output_lock);
 }
 
 static void output_untrack(tconv_output *out)
 {
+    pthread_mutex_lock(&output_lock);
     for (tconv_output **p = &output_live; *p; p = &(*p)->next_live)
         if (*p == out) {
             *p = out->next_live;
-            return;
+            break;
         }
+    pthread_mutex_unlock(&output_lock);
 }
 
-static int output_rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-static void output_rm_tree(const char *path)
-{
-    nftw(path, output_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* "<dir>/.<base>.tconv-XXXXXX": same filesystem as the target, so rename is atomic. */
-static char *output_sibling(const char *path, const char *tag)
+/* The folder and the last component of path, malloc'd. */
+static void output_split(const char *path, char **dir, char **base)
 {
     char *d = tconv_xstrdup(path), *b = tconv_xstrdup(path);
-    const char *dir = dirname(d), *base = basename(b);
-    size_t n = strlen(dir) + strlen(base) + strlen(tag) + 16;
-    char *s = tconv_xmalloc(n);
-    snprintf(s, n, "%s/.%s.%s-XXXXXX", dir, base, tag);
+    *dir = tconv_xstrdup(dirname(d));
+    *base = tconv_xstrdup(basename(b));
     free(d);
     free(b);
+}
+
+/* "<dir>/.<base>.tconv-<pid>-XXXXXX": same file system as the target, so rename is atomic. A
+ * killed run's leftovers of this pattern are removed first (tconv_outsafe_sweep). */
+static char *output_sibling(const char *path)
+{
+    char *dir, *base;
+    output_split(path, &dir, &base);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    tconv_outsafe_sweep(dir, base, &now);
+    size_t n = strlen(dir) + strlen(base) + 48;
+    char *s = tconv_xmalloc(n);
+    snprintf(s, n, "%s/.%s.tconv-%ld-XXXXXX", dir, base, (long)getpid());
+    free(dir);
+    free(base);
     return s;
 }
 
@@ -117,16 +158,11 @@ static int output_above_std(int fd)
     return high;
 }
 
-static int output_dir_is_empty(const char *path)
+static mode_t output_umask(void)
 {
-    DIR *d = opendir(path);
-    if (!d) return 0;
-    struct dirent *e;
-    int empty = 1;
-    while (empty && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
-    closedir(d);
-    return empty;
+    mode_t mask = umask(0);
+    umask(mask);
+    return mask;
 }
 
 static tconv_output *output_new(tconv_ctx *ctx, const char *path, int mode)
@@ -136,34 +172,94 @@ static tconv_output *output_new(tconv_ctx *ctx, const char *path, int mode)
     out->name = tconv_xstrdup(path ? path : "-");
     out->fd = -1;
     out->mode = mode;
+    atomic_init(&out->state, OUTPUT_NONE);
     return out;
+}
+
+/* Through a symlink, the output is what it points to; a link to nothing is refused rather than
+ * written through, since a dangling link in a shared folder may have been planted. 0 with
+ * *target set (NULL: path is no link), or -1 with the error on ctx. */
+static int output_follow(tconv_ctx *ctx, const char *path, char **target)
+{
+    struct stat lst, st;
+    *target = NULL;
+    if (lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode)) return 0;
+    if (stat(path, &st) != 0 && errno == ENOENT) {
+        char to[4096];
+        ssize_t n = readlink(path, to, sizeof(to) - 1);
+        to[n > 0 ? n : 0] = 0;
+        tconv_error_usage(ctx,
+                          "output '%s' is a symbolic link to '%s', which does not exist; tconv "
+                          "does not write through a dangling link: create the target or remove "
+                          "the link",
+                          path, to);
+        return -1;
+    }
+    if (!(*target = realpath(path, NULL))) {
+        tconv_error_set(ctx, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the existing directory dir may be replaced: refusals of what --force may not touch are
+ * usage errors naming the entry that would be lost. */
+static int output_dir_check(tconv_ctx *ctx, const char *dir, const char *shown, int force)
+{
+    if (tconv_outsafe_place(ctx, dir, shown) < 0) return -1;
+    char *foreign;
+    int empty;
+    if (tconv_outsafe_foreign(dir, &foreign, &empty) < 0) {
+        tconv_error_set(ctx, "cannot read the output directory '%s': %s", shown, strerror(errno));
+        return -1;
+    }
+    if (foreign) {
+        tconv_error_usage(ctx,
+                          "output directory '%s' holds '%s', which is not part of an OTF2 "
+                          "archive; tconv replaces only an empty directory or an OTF2 archive, "
+                          "even with --force: pick another -o",
+                          shown, foreign);
+        free(foreign);
+        return -1;
+    }
+    if (!empty && !force) {
+        tconv_error_set(ctx,
+                        "output directory '%s' exists and is not empty; use --force to replace "
+                        "it",
+                        shown);
+        return -1;
+    }
+    return 0;
 }
 
 static tconv_output *output_open_dir(tconv_ctx *ctx, const char *path, const tconv_output_opts *o)
 {
-    struct stat st;
     if (!path || strcmp(path, "-") == 0) {
         tconv_error_set(ctx, "this writer writes a directory: give it with -o DIR");
         return NULL;
     }
-    if (stat(path, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) {
-            tconv_error_set(ctx,
-                            "output '%s' exists and is not a directory; remove it or pick "
-                            "another -o",
-                            path);
-            return NULL;
-        }
-        if (!o->force && !output_dir_is_empty(path)) {
-            tconv_error_set(ctx,
-                            "output directory '%s' exists and is not empty; use --force to "
-                            "replace it",
-                            path);
-            return NULL;
-        }
+    char *target;
+    if (output_follow(ctx, path, &target) < 0) return NULL;
+    const char *dest = target ? target : path;
+    struct stat st;
+    int exists = stat(dest, &st) == 0;
+    if (exists && !S_ISDIR(st.st_mode)) {
+        tconv_error_set(
+            ctx, "output '%s' exists and is not a directory; remove it or pick another -o", path);
+        free(target);
+        return NULL;
+    }
+    if (exists && output_dir_check(ctx, dest, path, o->force) < 0) {
+        free(target);
+        return NULL;
     }
     tconv_output *out = output_new(ctx, path, TCONV_OUT_DIR);
-    out->tmp = output_sibling(path, "tconv");
+    out->target = target;
+    out->force = o->force;
+    out->tmp = output_sibling(dest);
+    /* Made before the directory exists: an allocation that fails ends the process, and what
+     * exists must by then be in the registry. */
+    out->aside = tconv_xmalloc(strlen(out->tmp) + 5);
     if (!mkdtemp(out->tmp)) {
         tconv_error_set(ctx, "cannot create a directory next to '%s': %s", path, strerror(errno));
         free(out->tmp);
@@ -171,6 +267,13 @@ static tconv_output *output_open_dir(tconv_ctx *ctx, const char *path, const tco
         tconv_output_close(out);
         return NULL;
     }
+    sprintf(out->aside, "%s-old", out->tmp);
+    /* mkdtemp makes it 0700: a replaced directory keeps its owner and mode, a new one gets the
+     * umask's permissions, as mkdir would give it. */
+    if (exists && chown(out->tmp, st.st_uid, st.st_gid) != 0) {
+        /* not permitted: the directory is the runner's, as a new one would be */
+    }
+    chmod(out->tmp, exists ? st.st_mode & 07777 : 0777 & ~output_umask());
     output_track(out);
     return out;
 }
@@ -197,9 +300,11 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
         return NULL;
     }
     /* Through a symlink, replace what it points to, not the link. */
-    struct stat lst;
-    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (out->target = realpath(path, NULL)))
-        path = out->target;
+    if (output_follow(ctx, path, &out->target) < 0) {
+        tconv_output_close(out);
+        return NULL;
+    }
+    if (out->target) path = out->target;
     int exists = stat(path, &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
         out->fd = output_above_std(open(path, O_WRONLY | O_CLOEXEC));
@@ -209,13 +314,17 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
             return NULL;
         }
     } else {
-        out->tmp = output_sibling(path, "tconv");
+        out->tmp = output_sibling(path);
         out->fd = output_above_std(mkstemp(out->tmp));
         if (out->fd >= 0) {
-            /* A replaced file keeps its mode; a new one gets the usual 0666 & ~umask. */
-            mode_t mask = umask(0);
-            umask(mask);
-            fchmod(out->fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
+            /* A replaced file keeps its owner, group (where permitted: chown needs privilege
+             * unless only the group changes to one of the runner's) and mode; a new one gets
+             * the usual 0666 & ~umask. The owner first: chown clears set-id bits. */
+            if (exists && fchown(out->fd, st.st_uid, st.st_gid) != 0 &&
+                fchown(out->fd, (uid_t)-1, st.st_gid) != 0) {
+                /* not permitted: the file is the runner's, as a new one would be */
+            }
+            fchmod(out->fd, exists ? st.st_mode & 07777 : 0666 & ~output_umask());
         }
     }
     if (out->fd < 0) {
@@ -309,30 +418,98 @@ uint64_t tconv_output_bytes(const tconv_output *out)
     return out->bytes;
 }
 
-static int output_commit_dir(tconv_output *out)
+/* The old directory when the new one could not be swapped with it (a file system without
+ * RENAME_EXCHANGE): moved aside, the new one renamed in, the old one put back on failure. A kill
+ * between the two renames leaves the name empty; both directories then carry the temporary
+ * pattern, for the next run to remove. */
+static int output_swap_by_renames(tconv_output *out, const char *dest)
 {
     struct stat st;
-    char *old = NULL;
-    if (stat(out->name, &st) == 0) {
-        /* Move the old directory aside first so the new one appears in one rename. */
-        old = output_sibling(out->name, "tconv-old");
-        if (!mkdtemp(old) || rename(out->name, old) != 0) {
+    if (lstat(dest, &st) == 0) {
+        if (output_dir_check(out->ctx, dest, out->name, out->force) < 0) return -1;
+        if (rename(dest, out->aside) != 0) {
             tconv_error_set(out->ctx, "cannot replace '%s': %s", out->name, strerror(errno));
-            free(old);
             return -1;
         }
+        if (rename(out->tmp, dest) != 0) {
+            int err = errno;
+            rename(out->aside, dest);
+            tconv_error_set(out->ctx, "cannot replace '%s': %s", out->name, strerror(err));
+            return -1;
+        }
+        tconv_outsafe_rm_tree(out->aside);
+        return 0;
     }
-    if (rename(out->tmp, out->name) != 0) {
+    if (rename(out->tmp, dest) != 0) {
         tconv_error_set(out->ctx, "cannot create '%s': %s", out->name, strerror(errno));
-        if (old) rename(old, out->name);
-        free(old);
         return -1;
     }
-    if (old) output_rm_tree(old);
-    free(old);
-    free(out->tmp);
-    out->tmp = NULL;
     return 0;
+}
+
+static int output_swap_in(tconv_output *out, const char *dest)
+{
+    /* Other runs may create, swap or remove dest at the same time: each step is retried on the
+     * state it finds, a few times. */
+    for (int tries = 0; tries < 16; tries++) {
+        if (renameat2(AT_FDCWD, out->tmp, AT_FDCWD, dest, RENAME_NOREPLACE) == 0) return 0;
+        int err = errno;
+        if (err == EINVAL || err == ENOSYS) return output_swap_by_renames(out, dest);
+        if (err != EEXIST && err != ENOTEMPTY) {
+            tconv_error_set(out->ctx, "cannot create '%s': %s", out->name, strerror(err));
+            return -1;
+        }
+        struct stat st;
+        if (stat(dest, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            tconv_error_set(out->ctx,
+                            "output '%s' exists and is not a directory; remove it or pick another "
+                            "-o",
+                            out->name);
+            return -1;
+        }
+        if (output_dir_check(out->ctx, dest, out->name, out->force) < 0) return -1;
+        if (renameat2(AT_FDCWD, out->tmp, AT_FDCWD, dest, RENAME_EXCHANGE) != 0) {
+            err = errno;
+            if (err == ENOENT) continue; /* removed meanwhile: create it */
+            if (err == EINVAL || err == ENOSYS) return output_swap_by_renames(out, dest);
+            tconv_error_set(out->ctx, "cannot replace '%s': %s", out->name, strerror(err));
+            return -1;
+        }
+        /* The old directory now has the temporary's name. Checked again: something may have
+         * been put into it since the check above. */
+        char *foreign = NULL;
+        int empty = 1;
+        int bad = tconv_outsafe_foreign(out->tmp, &foreign, &empty) < 0 || foreign ||
+                  (!empty && !out->force);
+        if (bad) {
+            renameat2(AT_FDCWD, out->tmp, AT_FDCWD, dest, RENAME_EXCHANGE);
+            tconv_error_usage(out->ctx,
+                              "output directory '%s' changed while tconv wrote (it now holds "
+                              "'%s'); left as it is",
+                              out->name, foreign ? foreign : "files");
+            free(foreign);
+            return -1;
+        }
+        tconv_outsafe_rm_tree(out->tmp);
+        return 0;
+    }
+    tconv_error_set(out->ctx, "cannot replace '%s': it keeps changing; try again", out->name);
+    return -1;
+}
+
+static int output_discarded(tconv_output *out)
+{
+    tconv_error_set(out->ctx, "'%s' was not written: the run was stopped", out->name);
+    return -1;
+}
+
+static int output_commit_dir(tconv_output *out)
+{
+    if (!output_take(out, OUTPUT_COMMITTING)) return output_discarded(out);
+    int rc = output_swap_in(out, out->target ? out->target : out->name);
+    /* Not swapped in: the temporary is still there, for abort to remove. */
+    atomic_store(&out->state, rc == 0 ? OUTPUT_NONE : OUTPUT_PENDING);
+    return rc;
 }
 
 int tconv_output_commit(tconv_output *out)
@@ -352,27 +529,24 @@ int tconv_output_commit(tconv_output *out)
         return -1;
     }
     out->fd = -1;
+    if (!output_take(out, OUTPUT_COMMITTING)) return output_discarded(out);
     if (rename(out->tmp, out->target ? out->target : out->name) != 0) {
+        atomic_store(&out->state, OUTPUT_PENDING);
         tconv_error_set(out->ctx, "cannot create '%s': %s", out->name, strerror(errno));
         return -1;
     }
-    free(out->tmp);
-    out->tmp = NULL;
+    atomic_store(&out->state, OUTPUT_NONE);
     return 0;
 }
 
 void tconv_output_abort(tconv_output *out)
 {
     if (!out || !out->tmp) return;
-    if (out->mode == TCONV_OUT_DIR) {
-        output_rm_tree(out->tmp);
-    } else {
-        if (out->fd >= 0) close(out->fd);
+    if (out->mode != TCONV_OUT_DIR && out->fd >= 0) {
+        close(out->fd);
         out->fd = -1;
-        unlink(out->tmp);
     }
-    free(out->tmp);
-    out->tmp = NULL;
+    if (output_take(out, OUTPUT_GONE)) output_remove_tmp(out);
 }
 
 void tconv_output_close(tconv_output *out)
@@ -383,6 +557,8 @@ void tconv_output_close(tconv_output *out)
     if (out->fd > 2) close(out->fd);
     free(out->name);
     free(out->target);
+    free(out->tmp);
+    free(out->aside);
     free(out->buf);
     free(out);
 }

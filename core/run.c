@@ -360,6 +360,9 @@ static tconv_outcome run_convert(tconv_run *r)
     const tconv_writer_class *wc = r->wc;
     tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
+    /* An output that is an input would replace it: refused before anything is read or written. */
+    if (tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0)
+        return TCONV_USAGE;
     tconv_output *out = tconv_output_open(ctx, r->o.output, &oo);
     if (!out) return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
     /* Asked before open(), so a writer's declaration and its ABI 1.0 calls in open() add up. */

@@ -172,7 +172,11 @@ void tconv_run_free(tconv_run *r);
 /* ---- process-wide ------------------------------------------------------------------------ */
 /* Removes every temporary output of the process (the hidden files and directories that runs
  * write before they commit). For a program's signal-watching thread: safe from any thread while
- * runs go on, not from a signal handler. Returns how many it removed. */
+ * runs go on, not from a signal handler. Each temporary is removed exactly once, by this call or
+ * by its run, whichever comes first; a run whose temporary was removed here fails instead of
+ * committing, and a run already moving its output into place is left to finish it. The call
+ * waits only for other discards (runs hold its lock briefly and never across I/O) and needs no
+ * memory beyond what removing a directory tree takes. Returns how many it removed. */
 size_t tconv_outputs_discard(void);
 
 /* The core ends the process when an allocation fails (a converter without the memory it needs

@@ -128,6 +128,9 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
     }
     OTF2W_TRY(st, "counting events", OTF2_EvtWriter_GetNumberOfEvents(w, &l->nevents));
     OTF2W_TRY(st, "closing an event writer", OTF2_Archive_CloseEvtWriter(ar, w));
+    otf2_traceid_mix(st, &l->id, sizeof(l->id));
+    otf2_traceid_mix(st, &l->base_ts, sizeof(l->base_ts));
+    otf2_traceid_mix(st, l->buf.p, l->buf.len);
     otf2_bytes_free(&l->buf);
     return TCONV_OK;
 }
@@ -182,6 +185,7 @@ static tconv_status otf2_write_markers(otf2_state *st, OTF2_Archive *ar)
     }
     otf2_bytes_free(&text);
     if (s != TCONV_OK) return s;
+    otf2_traceid_mix(st, st->markers.p, st->markers.len);
     otf2_bytes_free(&st->markers);
     OTF2W_TRY(st, "closing the marker writer", OTF2_Archive_CloseMarkerWriter(ar, mw));
     return TCONV_OK;
@@ -413,8 +417,9 @@ static tconv_status otf2_write_global_defs(otf2_state *st, OTF2_Archive *ar)
     otf2_take_refs(st, &r);
     tconv_status s = TCONV_OK;
     for (size_t i = 0; i < st->nstrings && s == TCONV_OK; i++) {
-        OTF2_ErrorCode code = OTF2_GlobalDefWriter_WriteString(
-            gw, (OTF2_StringRef)i, tconv_string_get(st->ctx, st->strings[i]));
+        const char *text = tconv_string_get(st->ctx, st->strings[i]);
+        otf2_traceid_mix(st, text, strlen(text) + 1);
+        OTF2_ErrorCode code = OTF2_GlobalDefWriter_WriteString(gw, (OTF2_StringRef)i, text);
         if (code != OTF2_SUCCESS) s = otf2_error_fail(st, "writing a string", code);
     }
     if (s == TCONV_OK) s = otf2_write_regions(st, gw, &r);
@@ -450,5 +455,6 @@ tconv_status otf2_archive_write(otf2_state *st)
     tconv_status s = otf2_write_all(st, ar);
     OTF2_ErrorCode code = OTF2_Archive_Close(ar);
     if (s == TCONV_OK && code != OTF2_SUCCESS) s = otf2_error_fail(st, "closing the archive", code);
+    if (s == TCONV_OK) s = otf2_traceid_fix(st, dir);
     return s;
 }

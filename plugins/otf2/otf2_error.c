@@ -4,6 +4,7 @@
  * is installed for the writer's lifetime and the previous one is put back afterwards. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "otf2_writer.h"
 
@@ -21,6 +22,15 @@ static OTF2_ErrorCode otf2_error_callback(void *user, const char *file, uint64_t
     vsnprintf(st->lib_msg, sizeof(st->lib_msg), fmt ? fmt : "", va);
     st->lib_code = code;
     st->lib_reports++;
+    /* OTF2 reports a failed write where it happens (a file buffer flushed), but the call that
+     * fails is often a later one (closing a writer) whose report is generic. */
+    if (st->lib_cause_code == OTF2_SUCCESS && code >= OTF2_ERROR_E2BIG &&
+        code <= OTF2_ERROR_EXDEV) {
+        const char *msg = st->lib_msg;
+        if (strncmp(msg, "POSIX: ", 7) == 0) msg += 7;
+        snprintf(st->lib_cause, sizeof(st->lib_cause), "%s", msg);
+        st->lib_cause_code = code;
+    }
     return code;
 }
 
@@ -40,7 +50,12 @@ void otf2_error_uninstall(void)
 
 tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code)
 {
-    if (st->lib_reports) {
+    if (st->lib_cause_code != OTF2_SUCCESS) {
+        tconv_error_set(st->ctx, "otf2: %s failed: %s (first failure: %s)", what,
+                        OTF2_Error_GetDescription(st->lib_cause_code), st->lib_cause);
+        st->lib_cause_code = OTF2_SUCCESS;
+        st->lib_reports = 0;
+    } else if (st->lib_reports) {
         tconv_error_set(st->ctx, "otf2: %s failed: %s: %s", what, OTF2_Error_GetName(st->lib_code),
                         st->lib_msg);
         st->lib_reports = 0;

@@ -188,6 +188,12 @@ typedef struct otf2_state {
     char lib_msg[512];
     OTF2_ErrorCode lib_code;
     uint64_t lib_reports;
+    /* The first report of a failed system call (a full disk, a lost permission): it says what
+     * went wrong where the failing call's own report only says that something did. */
+    char lib_cause[512];
+    OTF2_ErrorCode lib_cause_code; /* OTF2_SUCCESS: none yet */
+
+    uint64_t trace_hash; /* of what was written, for the trace identifier (otf2_traceid.c) */
 } otf2_state;
 
 /* otf2_collect.c */
@@ -211,6 +217,11 @@ void otf2_flows_pair(otf2_state *st);
 /* The pure pairing step, exposed for unit tests: flows[n] in, links[n] out; returns the number
  * of links and counts the flow events left without a partner in *unmatched. */
 uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uint64_t *unmatched);
+
+/* otf2_traceid.c: a trace identifier derived from the archive's content. */
+void otf2_traceid_mix(otf2_state *st, const void *p, size_t n);
+/* After the archive is closed: the identifier OTF2 drew is replaced by the hash. */
+tconv_status otf2_traceid_fix(otf2_state *st, const char *dir);
 
 /* otf2_layout.c: groups, locations and system tree. */
 void otf2_layout_build(otf2_state *st);

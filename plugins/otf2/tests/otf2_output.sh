@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The archive directory: an existing non-empty one is refused without --force and left as it
-# was; --force replaces it; a failed conversion leaves nothing behind (neither the directory
-# nor a temporary sibling).
+# The archive directory: an existing archive is refused without --force and left as it was;
+# --force replaces it, but never a directory that holds anything else; a failed conversion
+# leaves nothing behind (neither the directory nor a temporary sibling).
 source "$(dirname "$0")/otf2_lib.sh"
 
 have_reader tevt || { echo "no tevt reader (tests/plugins not built): skipping" >&2; exit 77; }
@@ -15,26 +15,34 @@ mkdir empty
 convert empty -r tevt "$input"
 [ -f empty/traces.otf2 ] || fail "no archive written into an empty directory"
 
-# A non-empty one is refused, untouched.
+# A directory holding anything but an archive is refused, with or without --force, untouched:
+# --force replaces an earlier archive, not whatever has the name.
 mkdir full
 echo keep >full/notes.txt
-set +e
-"$TCONV" -w otf2 -o full -r tevt "$input" 2>err
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "writing over a non-empty directory exited $rc, expected 1"
-grep -q "use --force" err || { cat err >&2; fail "the refusal does not mention --force"; }
-[ "$(ls full)" = notes.txt ] || fail "the refused directory was changed: $(ls full)"
+for force in "" --force; do
+    set +e
+    "$TCONV" -w otf2 -o full $force -r tevt "$input" 2>err
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || fail "writing over a foreign directory ($force) exited $rc, expected 2"
+    grep -q "holds 'full/notes.txt', which is not part of an OTF2 archive" err ||
+        { cat err >&2; fail "the refusal does not name the foreign file"; }
+    [ "$(ls full)" = notes.txt ] || fail "the refused directory was changed: $(ls full)"
+done
 
-# An existing archive too, and --force replaces it.
+# An existing archive is refused without --force, and --force replaces it.
 set +e
 "$TCONV" -w otf2 -o empty -r tevt "$input" 2>err
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "writing over an archive exited $rc, expected 1"
-"$TCONV" -w otf2 -o full --force -r tevt "$input" 2>err
-[ -f full/traces.otf2 ] && [ ! -e full/notes.txt ] || fail "--force did not replace the directory"
-readable "$TMP/w/full"
+grep -q "use --force" err || { cat err >&2; fail "the refusal does not mention --force"; }
+touch -d 2001-01-01 empty/traces.otf2
+"$TCONV" -w otf2 -o empty --force -r tevt "$input" 2>err
+[ "$(stat -c %Y empty/traces.otf2)" != "$(date -d 2001-01-01 +%s)" ] ||
+    fail "--force did not replace the archive"
+readable "$TMP/w/empty"
+[ -z "$(ls -A | grep '\.tconv-')" ] || fail "--force left a temporary: $(ls -A)"
 
 # A reader failure in the middle: nothing left, not even a temporary directory.
 printf '#tevt\nX 1 1 10 5 ok\nZ is not a tevt line\n' >bad.tevt
