@@ -1,9 +1,18 @@
 /* The ops table's aggregation. PyTorch operators are buffered per top-level node of a
  * thread's op tree (typically one ProfilerStep#), so that the merge of same-named single
- * children and the self times follow the tree the TensorBoard plugin builds; the tree is then
- * reduced to per-op aggregates and, for each launch, the chain of ops above it (interned, so
- * memory grows with distinct call paths, not with calls). Device time is joined in at the end,
- * when the GPU tracks have been seen too. */
+ * children follows the tree the TensorBoard plugin builds; the tree is then reduced to per-op
+ * aggregates and, for each launch, the chain of ops above it (interned, so memory grows with
+ * distinct call paths, not with calls). Device time is joined in at the end, when the GPU
+ * tracks have been seen too.
+ *
+ * Invariant: every instant of a thread is charged to the innermost tree node or launch open
+ * around it, and a node's host self time is the instants charged to it (a merged node's, those
+ * of the nodes it merged). So each child op and each launch is taken out of exactly one
+ * node's time, once, and self time is never negative. A stack of the open tree nodes and
+ * launches does this as spans end: a closing one adds its duration to the node just below
+ * it, unless a launch is below it (a launch inside a launch, an op inside a launch), whose own
+ * duration already holds it. Each correlation id's device time goes to one launch: the
+ * earliest-starting one that carries the id. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,17 +28,17 @@ typedef struct csv_ops_node {
     uint32_t parent; /* buffer index, CSV_MAP_NONE at the top */
     uint8_t table;   /* a row of the ops table */
     uint8_t optype;  /* an operator (the merge rule applies) */
-    uint8_t rt_dropped;
-    uint32_t alias; /* the node it was merged into, CSV_MAP_NONE while it stands */
+    uint32_t alias;  /* the node it was merged into, CSV_MAP_NONE while it stands */
     uint32_t nchild, only_child, agg, chain;
-    int64_t child_dur, rt_dur;
-    int64_t ext; /* External id, 0 when none */
+    int64_t covered; /* time of the children and launches charged to it */
+    int64_t self;
 } csv_ops_node;
 
+/* A launch with a correlation id inside a buffered tree. */
 typedef struct csv_ops_rt {
     uint32_t node;
-    int has_corr;
-    int64_t corr, dur;
+    int64_t corr, ts;
+    uint64_t seq;
 } csv_ops_rt;
 
 /* A call path of ops, interned: the op (its aggregate) and the path above it. */
@@ -38,10 +47,17 @@ typedef struct csv_ops_link {
 } csv_ops_link;
 
 typedef struct csv_ops_launch {
-    uint32_t input, chain;
-    int self; /* launched by the op at the end of the chain itself */
-    int64_t corr;
+    uint32_t input, chain; /* chain 0: launched outside every op */
+    int self;              /* launched by the op at the end of the chain itself */
+    int64_t corr, ts;
+    uint64_t seq;
 } csv_ops_launch;
+
+/* The device work of one (input, correlation id) and the launch it is charged to. */
+typedef struct csv_ops_dev {
+    int64_t dur;
+    uint32_t launch; /* CSV_MAP_NONE until csv_ops_finish */
+} csv_ops_dev;
 
 struct csv_ops {
     tconv_ctx *ctx;
@@ -56,6 +72,8 @@ struct csv_ops {
     size_t kinds_cap;
     uint32_t *tree; /* open tree nodes */
     size_t ntree, tree_cap;
+    uint32_t *cover; /* open tree nodes and launches (CSV_MAP_NONE), innermost last */
+    size_t ncover, cover_cap;
     uint32_t input;
     csv_ops_node *nodes;
     size_t nnodes, nodes_cap;
@@ -67,7 +85,7 @@ struct csv_ops {
     csv_map link_index;
     csv_ops_launch *launches;
     size_t nlaunches, launches_cap;
-    int64_t *dev; /* device time per (input, correlation id) */
+    csv_ops_dev *dev; /* per (input, correlation id) */
     size_t ndev, dev_cap;
     csv_map dev_index;
 };
@@ -93,6 +111,7 @@ void csv_ops_free(csv_ops *o)
     csv_map_free(&o->all_index);
     free(o->kinds);
     free(o->tree);
+    free(o->cover);
     free(o->nodes);
     free(o->rts);
     free(o->links);
@@ -124,25 +143,6 @@ static void csv_ops_count(csv_op_row *r, int64_t dur, int64_t self)
     if (dur > r->max) r->max = dur;
 }
 
-/* Kineto writes "External id"; older traces spell it "external id" on launches. */
-static int csv_ops_external_id(const csv_ops *o, const tconv_arg *args, uint32_t n, int64_t *ext)
-{
-    return csv_arg_int(o->ctx, args, n, "External id", ext) ||
-           csv_arg_int(o->ctx, args, n, "external id", ext);
-}
-
-/* The node a launch belongs to: the open node with the launch's External id, as the plugin
- * matches them, else (the id is 0, absent, or names no enclosing node, as in traces whose ids
- * were rewritten) the innermost open node. */
-static uint32_t csv_ops_launch_owner(const csv_ops *o, const csv_span *s)
-{
-    int64_t ext = 0;
-    if (csv_ops_external_id(o, s->args, s->nargs, &ext) && ext)
-        for (size_t i = o->ntree; i-- > 0;)
-            if (o->nodes[o->tree[i]].ext == ext) return o->tree[i];
-    return o->tree[o->ntree - 1];
-}
-
 void csv_ops_begin(csv_ops *o, const csv_walk *w)
 {
     uint32_t d = w->depth - 1;
@@ -169,11 +169,10 @@ void csv_ops_begin(csv_ops *o, const csv_walk *w)
         }
     }
     if (tree) {
-        int64_t ext = 0;
-        csv_ops_external_id(o, w->args + f->args_at, f->nargs, &ext);
         o->kinds[d] = CSV_OPS_KIND_TREE;
         CSV_GROW(o->nodes, o->nodes_cap, o->nnodes + 1);
         CSV_GROW(o->tree, o->tree_cap, o->ntree + 1);
+        CSV_GROW(o->cover, o->cover_cap, o->ncover + 1);
         o->nodes[o->nnodes] = (csv_ops_node){
             .name = f->name,
             .cat = f->cat,
@@ -182,11 +181,13 @@ void csv_ops_begin(csv_ops *o, const csv_walk *w)
             .parent = o->ntree ? o->tree[o->ntree - 1] : CSV_MAP_NONE,
             .table = (uint8_t)table,
             .optype = (uint8_t)optype,
-            .ext = ext,
         };
+        o->cover[o->ncover++] = (uint32_t)o->nnodes;
         o->tree[o->ntree++] = (uint32_t)o->nnodes++;
     } else if (role == CSV_ROLE_RUNTIME) {
         o->kinds[d] = CSV_OPS_KIND_RUNTIME;
+        CSV_GROW(o->cover, o->cover_cap, o->ncover + 1);
+        o->cover[o->ncover++] = CSV_MAP_NONE;
     } else if (csv_role_is_device(role)) {
         o->kinds[d] = CSV_OPS_KIND_DEVICE;
     } else {
@@ -211,6 +212,13 @@ static uint32_t csv_ops_link_get(csv_ops *o, uint32_t parent, uint32_t agg)
     return i;
 }
 
+static void csv_ops_add_launch(csv_ops *o, uint32_t input, uint32_t chain, int self, int64_t corr,
+                               int64_t ts, uint64_t seq)
+{
+    CSV_GROW(o->launches, o->launches_cap, o->nlaunches + 1);
+    o->launches[o->nlaunches++] = (csv_ops_launch){input, chain, self, corr, ts, seq};
+}
+
 /* A top-level tree node closed: reduce its tree to aggregates and launch records. */
 static void csv_ops_reduce(csv_ops *o)
 {
@@ -220,34 +228,26 @@ static void csv_ops_reduce(csv_ops *o)
         nd[i].alias = CSV_MAP_NONE;
         nd[i].nchild = 0;
         nd[i].only_child = CSV_MAP_NONE;
-        nd[i].child_dur = nd[i].rt_dur = 0;
-        nd[i].rt_dropped = 0;
+        nd[i].self = nd[i].end - nd[i].start - nd[i].covered;
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t p = nd[i].parent;
         if (p == CSV_MAP_NONE) continue;
         nd[p].nchild++;
-        nd[p].child_dur += nd[i].end - nd[i].start;
         nd[p].only_child = (uint32_t)i;
     }
     /* Children come after their parent in the buffer, so a backward pass sees every child
      * merged before its parent is considered. A node that takes its child's place takes its
-     * children and its launches; its own launches are dropped, as the plugin does. */
+     * children, its launches and its self time. */
     for (size_t i = n; i-- > 0;) {
         while (nd[i].nchild == 1) {
             uint32_t c = nd[i].only_child;
             if (!nd[i].optype || !nd[c].optype || nd[i].name != nd[c].name) break;
             nd[c].alias = (uint32_t)i;
-            nd[i].rt_dropped = 1;
             nd[i].nchild = nd[c].nchild;
-            nd[i].child_dur = nd[c].child_dur;
             nd[i].only_child = nd[c].only_child;
+            nd[i].self += nd[c].self;
         }
-    }
-    for (size_t r = 0; r < o->nrts; r++) {
-        const csv_ops_rt *rt = &o->rts[r];
-        if (nd[rt->node].rt_dropped) continue;
-        nd[csv_ops_resolve(nd, rt->node)].rt_dur += rt->dur;
     }
     for (size_t i = 0; i < n; i++) {
         csv_ops_node *x = &nd[i];
@@ -256,19 +256,14 @@ static void csv_ops_reduce(csv_ops *o)
         uint32_t pchain = p == CSV_MAP_NONE ? 0 : nd[p].chain;
         x->chain = pchain;
         if (!x->table) continue;
-        int64_t dur = x->end - x->start;
         x->agg = csv_ops_agg(&o->py, &o->npy, &o->py_cap, &o->py_index, x->name, x->cat);
-        csv_ops_count(&o->py[x->agg], dur, dur - x->child_dur - x->rt_dur);
+        csv_ops_count(&o->py[x->agg], x->end - x->start, x->self);
         x->chain = csv_ops_link_get(o, pchain, x->agg);
     }
     for (size_t r = 0; r < o->nrts; r++) {
         const csv_ops_rt *rt = &o->rts[r];
-        if (!rt->has_corr || nd[rt->node].rt_dropped) continue;
         const csv_ops_node *owner = &nd[csv_ops_resolve(nd, rt->node)];
-        if (!owner->chain) continue;
-        CSV_GROW(o->launches, o->launches_cap, o->nlaunches + 1);
-        o->launches[o->nlaunches++] =
-            (csv_ops_launch){o->input, owner->chain, owner->table, rt->corr};
+        csv_ops_add_launch(o, o->input, owner->chain, owner->table, rt->corr, rt->ts, rt->seq);
     }
     o->nnodes = 0;
     o->nrts = 0;
@@ -280,7 +275,14 @@ void csv_ops_end(csv_ops *o, const csv_span *s)
     csv_ops_count(&o->all[a], s->dur, s->self);
 
     int64_t corr = 0;
-    switch (o->kinds[s->depth]) {
+    uint8_t kind = o->kinds[s->depth];
+    if ((kind == CSV_OPS_KIND_TREE || kind == CSV_OPS_KIND_RUNTIME) && o->ncover) {
+        /* Charge the span to what it sits in: a node, or a launch, which holds it already. */
+        o->ncover--;
+        if (o->ncover && o->cover[o->ncover - 1] != CSV_MAP_NONE)
+            o->nodes[o->cover[o->ncover - 1]].covered += s->dur;
+    }
+    switch (kind) {
     case CSV_OPS_KIND_TREE:
         if (!o->ntree) break;
         o->nodes[o->tree[--o->ntree]].end = s->ts + s->dur;
@@ -290,14 +292,15 @@ void csv_ops_end(csv_ops *o, const csv_span *s)
         }
         break;
     case CSV_OPS_KIND_RUNTIME:
-        /* A launch outside every op belongs to no op. */
-        if (!o->ntree) break;
+        /* Only its device time is left to place; a launch outside every op still takes its
+         * correlation id's device time, which then belongs to no op. */
+        if (!csv_arg_int(o->ctx, s->args, s->nargs, "correlation", &corr)) break;
+        if (!o->ntree) {
+            csv_ops_add_launch(o, s->input, 0, 0, corr, s->ts, s->seq);
+            break;
+        }
         CSV_GROW(o->rts, o->rts_cap, o->nrts + 1);
-        o->rts[o->nrts].node = csv_ops_launch_owner(o, s);
-        o->rts[o->nrts].has_corr = csv_arg_int(o->ctx, s->args, s->nargs, "correlation", &corr);
-        o->rts[o->nrts].corr = corr;
-        o->rts[o->nrts].dur = s->dur;
-        o->nrts++;
+        o->rts[o->nrts++] = (csv_ops_rt){o->tree[o->ntree - 1], corr, s->ts, s->seq};
         break;
     case CSV_OPS_KIND_DEVICE:
         if (!csv_arg_int(o->ctx, s->args, s->nargs, "correlation", &corr)) break;
@@ -305,9 +308,9 @@ void csv_ops_end(csv_ops *o, const csv_span *s)
             uint32_t i = csv_map_put(&o->dev_index, (uint64_t)corr, s->input, (uint32_t)o->ndev);
             if (i == o->ndev) {
                 CSV_GROW(o->dev, o->dev_cap, o->ndev + 1);
-                o->dev[o->ndev++] = 0;
+                o->dev[o->ndev++] = (csv_ops_dev){0, CSV_MAP_NONE};
             }
-            o->dev[i] = csv_sat_add(o->dev[i], s->dur);
+            o->dev[i].dur = csv_sat_add(o->dev[i].dur, s->dur);
         }
         break;
     default:
@@ -324,13 +327,21 @@ void csv_ops_finish(csv_ops *o)
         o->ntree = 0;
         csv_ops_reduce(o);
     }
+    /* A correlation id that several launches carry (MTIA traces repeat them across threads)
+     * names the earliest-starting of them, then the first in the input. */
     for (size_t i = 0; i < o->nlaunches; i++) {
         const csv_ops_launch *l = &o->launches[i];
         uint32_t d = csv_map_get(&o->dev_index, (uint64_t)l->corr, l->input);
-        if (d == CSV_MAP_NONE || !o->dev[d]) continue;
-        int64_t t = o->dev[d];
-        /* A correlation id names one launch: its device time counts once. */
-        o->dev[d] = 0;
+        if (d == CSV_MAP_NONE) continue;
+        const csv_ops_launch *b =
+            o->dev[d].launch == CSV_MAP_NONE ? NULL : &o->launches[o->dev[d].launch];
+        if (!b || l->ts < b->ts || (l->ts == b->ts && l->seq < b->seq))
+            o->dev[d].launch = (uint32_t)i;
+    }
+    for (size_t d = 0; d < o->ndev; d++) {
+        if (o->dev[d].launch == CSV_MAP_NONE) continue;
+        const csv_ops_launch *l = &o->launches[o->dev[d].launch];
+        int64_t t = o->dev[d].dur;
         if (l->self) {
             csv_op_row *r = &o->py[o->links[l->chain].agg];
             r->dev_self = csv_sat_add(r->dev_self, t);

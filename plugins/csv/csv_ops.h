@@ -5,11 +5,12 @@
  * profiler plugin: per thread, operators (cpu_op, Operator), Python ops, ProfilerStep#,
  * DataLoader and Optimizer.step ranges and host-side collectives form a tree by time nesting; a
  * node whose only child is an operator of the same name is merged with it; a launch (runtime)
- * belongs to the enclosing node with its External id, else to the innermost node enclosing
- * it. Self time is the duration minus the children's
- * and the launches' durations. Device self time is the duration of the kernels, memcpys and
- * memsets whose correlation id is that of a launch of the op itself, device total time that of
- * launches anywhere below it. Only operators are rows: ProfilerStep#, DataLoader, Optimizer.*,
+ * belongs to the innermost node enclosing it. Every instant of a thread is charged once, to the
+ * innermost node or launch around it: host self time is an op's share (so it is never
+ * negative), launches' time is no op's. Device self time is the duration of the kernels,
+ * memcpys and memsets whose correlation id is that of a launch of the op itself, device total
+ * time that of launches anywhere below it; an id carried by several launches counts for the
+ * earliest. Only operators are rows: ProfilerStep#, DataLoader, Optimizer.*,
  * DataParallel.forward, user annotations, Python ops, python_function frames, launches and
  * device work are not.
  *

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""The ops and kernels tables of tconv's csv writer on every Kineto trace of the corpus,
-against figures computed here from the JSON, independently of the C code, by the rules
-docs/csv.md states (those of the PyTorch TensorBoard profiler plugin, with spans nested per
-thread as tconv's ordering stage nests them: a child ending after its parent is clipped, except
-on GPU streams, where it goes to a lane of its own and keeps its length).
+"""The ops and kernels tables of tconv's csv writer on Kineto traces, against figures computed
+here from the JSON, independently of the C code, by the rules docs/csv.md states (those of the
+PyTorch TensorBoard profiler plugin, with spans nested per thread as tconv's ordering stage
+nests them: a child ending after its parent is clipped, except on GPU streams, where it goes to
+a lane of its own and keeps its length).
 
-usage: kineto_tables.py TCONV CORPUS_DIR @LIST | TRACE...
-Exit 0 when every table matches, 1 on a difference, 77 when the corpus or the chrome reader
-is missing."""
+Host self time is computed as docs/csv.md defines it, from intervals: an op's own time minus
+the union of the ops and launches below it, a merged op's the sum over the ops merged. No
+value of the ops table may be negative.
+
+usage: kineto_tables.py TCONV --corpus DIR    every Kineto trace (.json, .json.gz) under DIR
+       kineto_tables.py TCONV TRACE...
+Exit 0 when every table matches, 1 on a difference (or a corpus without Kineto traces), 77
+when the corpus or the chrome reader is missing."""
 import csv
 import decimal
 import gzip
@@ -138,62 +143,79 @@ def tree_parent(s):
     return p
 
 
-def ext_id(s):
-    a = s["args"]
-    return a.get("External id", a.get("external id"))
-
-
-def launch_owner(s):
-    """The enclosing tree node with the launch's External id (the plugin's match), else the
-    innermost enclosing tree node."""
-    inner = tree_parent(s)
-    x = ext_id(s)
-    if x:
-        p = inner
-        while p is not None:
-            if ext_id(p) == x:
-                return p
-            p = tree_parent(p)
-    return inner
+def corr_id(s):
+    """The correlation id as tconv reads it: an integer, or a number with an integral value."""
+    v = s["args"].get("correlation")
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
+        return int(v)
+    return None
 
 
 def device_times(tracks):
     dev = defaultdict(int)
     for spans in tracks.values():
         for s in spans:
-            if s["role"] in ("kernel", "memcpy", "memset") and "correlation" in s["args"]:
-                dev[s["args"]["correlation"]] += s["end"] - s["start"]
+            c = corr_id(s)
+            if s["role"] in ("kernel", "memcpy", "memset") and c is not None:
+                dev[c] += s["end"] - s["start"]
     return dev
 
 
+def union_length(intervals):
+    total, end = 0, None
+    for a, b in sorted(intervals):
+        if end is None or a >= end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def host_self(spans):
+    """Every instant of a thread is charged to the innermost op or launch around it: an op's
+    self time is its duration minus the union of the op and launch spans nested in it."""
+    for s in spans:
+        if in_tree(s) or s["role"] == "runtime":
+            p = s["parent"]
+            while p is not None:
+                if in_tree(p):
+                    p["inside"].append((s["start"], s["end"]))
+                p = p["parent"]
+    for s in spans:
+        if in_tree(s):
+            s["self"] = s["end"] - s["start"] - union_length(s["inside"])
+
+
 def remove_dup(node):
-    """The plugin's merge of a node with its only child of the same name (both operators)."""
+    """The plugin's merge of a node with its only child of the same name (both operators):
+    the merged node keeps the launches and the self time of both."""
     while len(node["children"]) == 1:
         c = node["children"][0]
         if not (node["optype"] and c["optype"] and node["name"] == c["name"]):
             break
         node["children"] = c["children"]
-        node["runtimes"] = c["runtimes"]
+        node["runtimes"] = node["runtimes"] + c["runtimes"]
+        node["self"] += c["self"]
     for c in node["children"]:
         remove_dup(c)
 
 
-def fill(node, dev):
-    node["self"] = node["end"] - node["start"]
+def fill(node, dev, charged):
     node["dev_total"] = node["dev_self"] = 0
     for c in node["children"]:
-        fill(c, dev)
-        node["self"] -= c["end"] - c["start"]
+        fill(c, dev, charged)
         node["dev_total"] += c["dev_total"]
     for rt in node["runtimes"]:
-        node["self"] -= rt["end"] - rt["start"]
-        d = 0
-        corr = rt["args"].get("correlation")
-        if corr is not None and dev.get(corr):
-            d = dev[corr]
-            dev[corr] = 0  # one launch per correlation id
-        node["dev_total"] += d
-        node["dev_self"] += d
+        c = corr_id(rt)
+        if c is not None and charged.get(c) is rt:
+            node["dev_total"] += dev.get(c, 0)
+            node["dev_self"] += dev.get(c, 0)
 
 
 def reference_ops(tracks):
@@ -202,24 +224,34 @@ def reference_ops(tracks):
     for key, spans in tracks.items():
         nest(spans, lanes=is_gpu_track(key, spans))
     dev = device_times(tracks)
-    for key in sorted(tracks, key=lambda k: min(s["seq"] for s in tracks[k])):
-        spans = tracks[key]
+    # A correlation id's device time goes to one launch: the earliest-starting one with the id,
+    # then the first in the file.
+    charged = {}
+    for spans in tracks.values():
+        for s in spans:
+            c = corr_id(s) if s["role"] == "runtime" else None
+            if c is not None:
+                b = charged.get(c)
+                if b is None or (s["start"], s["seq"]) < (b["start"], b["seq"]):
+                    charged[c] = s
+    for spans in tracks.values():
         for s in spans:
             if in_tree(s):
-                s["children"], s["runtimes"] = [], []
+                s["children"], s["runtimes"], s["inside"] = [], [], []
                 s["optype"] = s["role"] == "op" and not is_step(s["name"])
+        host_self(spans)
         for s in spans:
             if in_tree(s):
                 p = tree_parent(s)
                 (p["children"] if p else roots).append(s)
             elif s["role"] == "runtime":
-                p = launch_owner(s)
+                p = tree_parent(s)
                 if p:
                     p["runtimes"].append(s)
     for r in roots:
         remove_dup(r)
     for r in roots:
-        fill(r, dev)
+        fill(r, dev, charged)
 
     def collect(node):
         if in_table(node):
@@ -280,13 +312,25 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def check(tconv, corpus, rel, tmp):
-    path = os.path.join(corpus, rel)
-    tracks = spans_by_track(load(path))
+OPS_INT_COLUMNS = (("calls", "calls"), ("host_total_ns", "total"), ("host_self_ns", "self"),
+                   ("host_min_ns", "min"), ("host_max_ns", "max"),
+                   ("device_total_ns", "dev_total"), ("device_self_ns", "dev_self"))
+
+
+def check(tconv, path, events, tmp):
+    tracks = spans_by_track(events)
     errors = []
 
     want = reference_ops(tracks)
     got = run_csv(tconv, path, "ops", os.path.join(tmp, "ops.csv"))
+    for row in got:
+        for col in row:
+            if col not in ("name", "category") and row[col].startswith("-"):
+                errors.append("ops %r: negative %s %s" % (row["name"], col, row[col]))
+    for k, w in want.items():
+        for col, key in OPS_INT_COLUMNS:
+            if w[key] < 0:
+                errors.append("reference %r: negative %s %d" % (k, col, w[key]))
     has_ops = any(s["role"] == "op" for sp in tracks.values() for s in sp)
     if has_ops:
         seen = set()
@@ -297,10 +341,7 @@ def check(tconv, corpus, rel, tmp):
             if w is None:
                 errors.append("ops: unexpected row %r" % (k,))
                 continue
-            for col, key in (("calls", "calls"), ("host_total_ns", "total"),
-                             ("host_self_ns", "self"), ("host_min_ns", "min"),
-                             ("host_max_ns", "max"), ("device_total_ns", "dev_total"),
-                             ("device_self_ns", "dev_self")):
+            for col, key in OPS_INT_COLUMNS:
                 if int(row[col]) != w[key]:
                     errors.append("ops %r %s: %s, expected %s" % (k, col, row[col], w[key]))
             if not close(float(row["host_mean_ns"]), w["total"] / w["calls"]):
@@ -309,7 +350,6 @@ def check(tconv, corpus, rel, tmp):
             if k not in seen:
                 errors.append("ops: missing row %r" % (k,))
     ops_rows = len(got)
-
     want_k = reference_kernels(tracks)
     got = run_csv(tconv, path, "kernels", os.path.join(tmp, "kernels.csv"))
     if len(got) != len(want_k):
@@ -341,35 +381,79 @@ def check(tconv, corpus, rel, tmp):
     return errors, ops_rows, len(got)
 
 
+# Bytes one of which a Kineto trace holds (its categories, lower-cased); other files are not
+# parsed.
+KINETO_HINTS = (b"cpu_op", b"operator", b"runtime", b"_driver", b"kernel", b"memcpy", b"memset",
+                b"mtia_ccp_events")
+
+
+def kineto_events(path):
+    """The trace's events when it is a Kineto trace (a span of an operator, launch or device
+    category), else None."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            raw = f.read()
+    except (OSError, EOFError):
+        return None
+    low = raw.lower()
+    if not any(h in low for h in KINETO_HINTS):
+        return None
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_float=decimal.Decimal)
+    except ValueError:
+        return None
+    events = doc.get("traceEvents") if isinstance(doc, dict) else doc
+    if not isinstance(events, list):
+        return None
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "X" and \
+                role(e.get("cat") if isinstance(e.get("cat"), str) else "") != "other":
+            return events
+    return None
+
+
+def scan(corpus):
+    for root, dirs, files in os.walk(corpus):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".json") or f.endswith(".json.gz"):
+                yield os.path.join(root, f)
+
+
 def main():
-    if len(sys.argv) < 4:
+    if len(sys.argv) < 3 or (sys.argv[2] == "--corpus" and len(sys.argv) != 4):
         print(__doc__, file=sys.stderr)
         return 2
-    tconv, corpus = sys.argv[1], sys.argv[2]
-    if not os.path.isdir(corpus):
+    tconv = sys.argv[1]
+    corpus = sys.argv[3] if sys.argv[2] == "--corpus" else None
+    if corpus is not None and not os.path.isdir(corpus):
         print("SKIP: no corpus at " + corpus)
         return 77
     listing = subprocess.run([tconv, "--list"], capture_output=True, text=True).stdout
     if "reader  chrome" not in listing:
         print("SKIP: no chrome reader")
         return 77
-    traces = []
-    for a in sys.argv[3:]:
-        if a.startswith("@"):
-            with open(a[1:]) as f:
-                traces += [l.strip() for l in f if l.strip() and not l.startswith("#")]
-        else:
-            traces.append(a)
-    failed = 0
+    paths = scan(corpus) if corpus is not None else sys.argv[2:]
+    failed = checked = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for rel in traces:
-            errors, nops, nkern = check(tconv, corpus, rel, tmp)
-            print("%s %s: %d ops rows, %d kernel rows" % ("FAIL" if errors else "ok", rel,
+        for path in paths:
+            events = kineto_events(path) if corpus is not None else load(path)
+            if events is None:
+                continue
+            name = os.path.relpath(path, corpus) if corpus is not None else os.path.basename(path)
+            errors, nops, nkern = check(tconv, path, events, tmp)
+            del events
+            checked += 1
+            print("%s %s: %d ops rows, %d kernel rows" % ("FAIL" if errors else "ok", name,
                                                           nops, nkern))
             for e in errors[:20]:
                 print("   " + e)
             failed += bool(errors)
-    print("%d of %d traces differ" % (failed, len(traces)))
+    print("%d of %d Kineto traces differ" % (failed, checked))
+    if not checked:
+        print("FAIL: no Kineto trace found")
+        return 1
     return 1 if failed else 0
 
 
