@@ -128,10 +128,14 @@ static uint32_t pprof_function_intern(pprof_enc *e, const pprof_function *f)
 }
 
 /* The function and line of a frame: PyTorch Python frames carry file and line in their name;
- * other frames without a file get their category where the mode says so. */
+ * other frames without a file get their category where the mode says so.
+ * A function's system_name never equals its name: pprof takes a function whose name is its
+ * system_name for a symbol it has yet to demangle, and its default view then cuts the name
+ * down (a `<...>` and `(...)` dropped: CUTLASS kernels merge into one, `<forked function>`
+ * reads `<unknown>`). The names here are already what the trace wants shown. */
 static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_t *line)
 {
-    pprof_function f = {fr->name, fr->name, fr->file, 0};
+    pprof_function f = {fr->name, 0, fr->file, 0};
     *line = fr->line;
     const char *name = tconv_string_get(e->ctx, fr->name);
     size_t len = tconv_string_length(e->ctx, fr->name);
@@ -142,6 +146,7 @@ static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_
                     (py.path_len > 3 && memcmp(name + py.path_len - 3, ".py", 3) == 0);
         if (is_py) {
             f.name = tconv_string_intern(e->ctx, name + py.func_off, py.func_len);
+            f.system_name = fr->name; /* the whole "file.py(12): func", for -symbolize=none */
             f.filename = tconv_string_intern(e->ctx, name, py.path_len);
             f.start_line = py.line;
             *line = py.line;
@@ -149,6 +154,7 @@ static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_
     }
     if (f.filename == 0 && e->w->category == PPROF_CATEGORY_FILE) f.filename = fr->module;
     if (e->w->category == PPROF_CATEGORY_SYSTEM && fr->module) f.system_name = fr->module;
+    if (f.system_name == f.name) f.system_name = 0;
     return pprof_function_intern(e, &f);
 }
 

@@ -1,7 +1,8 @@
 /* Test tool: decode pprof profiles with protobuf-c.
  *   pprof_dump check FILE...   check the invariants of each file
- *   pprof_dump flat FILE       sample types, totals, and per leaf function (by system_name) the
- *                              summed values, sorted: what pprof calls flat
+ *   pprof_dump flat FILE       sample types, totals, and per leaf frame (by its full name: the
+ *                              system_name when set, else the name) the summed values, sorted:
+ *                              what pprof calls flat
  *   pprof_dump samples FILE    every sample in file order: values, labels, stack root first
  *   pprof_dump functions FILE  every function: id, name, system_name, filename, start_line */
 #include <inttypes.h>
@@ -45,7 +46,8 @@ static void pprof_dump_flat_table(const Perftools__Profiles__Profile *p)
     int64_t *vals = calloc((p->n_function + 1) * nv + 1, sizeof *vals);
     int64_t *total = calloc(nv + 1, sizeof *total);
     for (size_t i = 0; i < p->n_function; i++) {
-        rows[i].name = pprof_decode_string(p, p->function[i]->system_name);
+        const Perftools__Profiles__Function *f = p->function[i];
+        rows[i].name = pprof_decode_string(p, f->system_name ? f->system_name : f->name);
         rows[i].values = &vals[i * nv];
     }
     rows[p->n_function].name = "";
@@ -64,7 +66,7 @@ static void pprof_dump_flat_table(const Perftools__Profiles__Profile *p)
     for (size_t v = 0; v < nv; v++)
         printf(" %" PRId64, total[v]);
     printf("\n");
-    /* Functions that differ only in file or line share a system_name: sum them. */
+    /* Functions that differ only in file or line share a full name: sum them. */
     qsort(rows, p->n_function + 1, sizeof *rows, pprof_dump_cmp_flat);
     for (size_t i = 0; i <= p->n_function;) {
         size_t j = i + 1;
