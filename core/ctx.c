@@ -47,6 +47,7 @@ void tconv_ctx_free(tconv_ctx *ctx)
     free(ctx->warnings);
     ctx_free_stypes(ctx);
     free(ctx->launch_tol);
+    free(ctx->inputinfo);
     free(ctx);
 }
 

@@ -65,6 +65,14 @@ typedef struct tconv_warning {
     uint64_t count;
 } tconv_warning;
 
+/* ---- what is known of each input (core/inputinfo.c) ---- */
+typedef struct tconv_inputinfo {
+    tconv_str name; /* as opened; 0 until the input is read */
+    int has_rank, has_time_origin;
+    int64_t rank;           /* from "rank" or distributedInfo metadata */
+    int64_t time_origin_ns; /* from baseTimeNanoseconds metadata */
+} tconv_inputinfo;
+
 struct tconv_ctx {
     tconv_strtab strings;
     tconv_tracktab tracks;
@@ -88,6 +96,10 @@ struct tconv_ctx {
     void (*notice)(void *user, tconv_notice_level level, const char *text);
     void *notice_user;
     const atomic_int *interrupt; /* nonzero: the run was asked to stop (tconv_run_interrupt) */
+
+    /* Per input, indexed by input (core/inputinfo.c). */
+    tconv_inputinfo *inputinfo;
+    size_t ninputinfo, inputinfo_cap;
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -105,6 +117,9 @@ int tconv_error_is_usage(const tconv_ctx *ctx);
 int tconv_ctx_interrupted(tconv_ctx *ctx);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
+/* Record what an input says of itself (rank, time origin) and the name it was opened as. */
+void tconv_inputinfo_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
+void tconv_inputinfo_set_name(tconv_ctx *ctx, uint32_t input, const char *name);
 
 /* ---- options ---- */
 struct tconv_options {
