@@ -1,6 +1,5 @@
 #include "pprof_groups.h"
 
-#include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +18,6 @@ void pprof_groups_free(pprof_groups *g)
     free(g->inputs);
     pprof_index_free(&g->ix);
     pprof_groups_init(g);
-}
-
-/* Names as written by profilers often carry stray spaces (Kineto: "stream 7 "); labels and
- * frames read better without them. */
-static tconv_str pprof_trimmed(tconv_ctx *ctx, const char *s)
-{
-    size_t len = strlen(s);
-    while (len && isspace((unsigned char)s[len - 1]))
-        len--;
-    while (len && isspace((unsigned char)*s)) {
-        s++;
-        len--;
-    }
-    return tconv_string_intern(ctx, s, len);
 }
 
 /* Does any comma-separated glob of the filter match one of the track's names? */
@@ -135,10 +120,7 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
         const char *pid_text = tconv_string_get(ctx, tr->pid);
         const char *tid_text = tconv_string_get(ctx, tr->tid);
 
-        tconv_str thread =
-            tr->thread_name ? pprof_trimmed(ctx, tconv_string_get(ctx, tr->thread_name)) : 0;
-        tconv_str process =
-            tr->process_name ? pprof_trimmed(ctx, tconv_string_get(ctx, tr->process_name)) : 0;
+        tconv_str thread = tr->thread_name, process = tr->process_name;
 
         if (w->track_filter) {
             char pidtid[512];
@@ -159,7 +141,7 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
         if (rooted) {
             tconv_frame f;
             memset(&f, 0, sizeof f);
-            f.name = pprof_trimmed(ctx, label);
+            f.name = tconv_string_intern_cstr(ctx, label);
             k.root_frame = pprof_stacks_frame(&w->stacks, &f);
             if (k.root_frame == PPROF_INDEX_NONE) goto oom;
         }

@@ -15,7 +15,7 @@ done
 # another stream, a kernel whose launch is not in the trace, a sync that is no GPU work.
 expect_rc 0 "$TCONV" -w folded -W value=gpu "$G/kineto.json"
 golden gpu-kineto.folded "$TMP/out"
-expect_grep "$TMP/err" "tconv: warning: GPU activity 'orphan_kernel' at 120000 ns on 'stream 7 ' has no launch to attribute it to"
+expect_grep "$TMP/err" "tconv: warning: GPU activity 'orphan_kernel' at 120000 ns on 'stream 7' has no launch to attribute it to"
 [ "$(grep -c 'gpu\.' "$TMP/err")" = 1 ] || fail "kineto: expected exactly one gpu warning"
 # The default stays CPU self time, and says nothing about GPU attribution.
 expect_rc 0 "$TCONV" -w folded "$G/kineto.json"

@@ -426,9 +426,11 @@ static void pprof_test_rank_date_and_whole_names(void **state)
     (void)state;
     Perftools__Profiles__Profile *p = pprof_test_convert("dated_rank.pptest", "dated.pb.gz", NULL);
     static const char *const want[] = {
-        "1,300 | pid=1 tid=7 thread=main rank=5 | void at::native::kernel<4, float>(int);"
+        "1,300 | pid=1 tid=7 thread=main process=trainer  rank=5 | void at::native::kernel<4, "
+        "float>(int);"
         "<forked function>",
-        "1,700 | pid=1 tid=7 thread=main rank=5 | void at::native::kernel<4, float>(int)",
+        "1,700 | pid=1 tid=7 thread=main process=trainer  rank=5 | void at::native::kernel<4, "
+        "float>(int)",
         NULL,
     };
     pprof_test_expect_samples(p, want);
@@ -442,12 +444,16 @@ static void pprof_test_rank_date_and_whole_names(void **state)
     static const char *const twice[] = {"dated_rank.pptest", "dated_rank.pptest", NULL};
     p = pprof_test_convert_inputs(twice, "dated2.pb.gz", NULL);
     static const char *const want2[] = {
-        "1,300 | pid=1 tid=7 thread=main rank=5 input=0 | void at::native::kernel<4, float>(int);"
+        "1,300 | pid=1 tid=7 thread=main process=trainer  rank=5 input=0 | void "
+        "at::native::kernel<4, float>(int);"
         "<forked function>",
-        "1,700 | pid=1 tid=7 thread=main rank=5 input=0 | void at::native::kernel<4, float>(int)",
-        "1,300 | pid=1 tid=7 thread=main rank=5 input=1 | void at::native::kernel<4, float>(int);"
+        "1,700 | pid=1 tid=7 thread=main process=trainer  rank=5 input=0 | void "
+        "at::native::kernel<4, float>(int)",
+        "1,300 | pid=1 tid=7 thread=main process=trainer  rank=5 input=1 | void "
+        "at::native::kernel<4, float>(int);"
         "<forked function>",
-        "1,700 | pid=1 tid=7 thread=main rank=5 input=1 | void at::native::kernel<4, float>(int)",
+        "1,700 | pid=1 tid=7 thread=main process=trainer  rank=5 input=1 | void "
+        "at::native::kernel<4, float>(int)",
         NULL,
     };
     pprof_test_expect_samples(p, want2);
