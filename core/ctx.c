@@ -50,6 +50,7 @@ void tconv_ctx_free(tconv_ctx *ctx)
     free(ctx->launch_tol);
     free(ctx->str_class);
     tconv_selection_free(&ctx->selection);
+    free(ctx->inputinfo);
     free(ctx);
 }
 

@@ -469,6 +469,13 @@ static tconv_status gpu_emit(tconv_gpu *g, const gpu_activity *a)
     TCONV_GROW(g->frames, g->capframes, n);
     if (ls) tconv_stacktab_frames(&g->tab, ls->node, g->frames);
     tconv_stacktab_frames(&g->tab, l->node, g->frames + pre);
+    /* The probe's leaf and the tracer's outermost launch frame are one call when they share
+     * its name (a uprobe on cudaLaunchKernel, a tracer that names its span cudaLaunchKernel):
+     * show it once, as the tracer's frame. */
+    if (pre && n - 1 > pre && g->frames[pre - 1].name == g->frames[pre].name) {
+        memmove(g->frames + pre - 1, g->frames + pre, (n - 1 - pre) * sizeof(*g->frames));
+        n--;
+    }
     g->frames[n - 1] = (tconv_frame){.name = gpu_leaf_name(g, a->name), .module = a->cat};
     int64_t dur = a->dur > 0 ? a->dur : 0;
     int64_t values[3] = {1, 0, dur};

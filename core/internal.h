@@ -81,6 +81,14 @@ typedef struct tconv_selection {
     int64_t input; /* --input N; -1: all */
 } tconv_selection;
 
+/* ---- what is known of each input (core/inputinfo.c) ---- */
+typedef struct tconv_inputinfo {
+    tconv_str name; /* as opened; 0 until the input is read */
+    int has_rank, has_time_origin;
+    int64_t rank;           /* from "rank" or distributedInfo metadata */
+    int64_t time_origin_ns; /* from baseTimeNanoseconds metadata */
+} tconv_inputinfo;
+
 struct tconv_ctx {
     tconv_strtab strings;
     tconv_tracktab tracks;
@@ -109,6 +117,10 @@ struct tconv_ctx {
     const atomic_int *interrupt; /* nonzero: the run was asked to stop (tconv_run_interrupt) */
     unsigned char *str_class;    /* per string id: its role as a category, ... (core/role.c) */
     size_t nstr_class;
+
+    /* Per input, indexed by input (core/inputinfo.c). */
+    tconv_inputinfo *inputinfo;
+    size_t ninputinfo, inputinfo_cap;
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -150,6 +162,9 @@ void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 /* Lane n (1, 2, ...) of a track: a sibling track of the same input and process, its tid and
  * thread name suffixed " #<n+1>", the same kind. Created on first use. */
 uint32_t tconv_track_lane(tconv_ctx *ctx, uint32_t track, unsigned n);
+/* Record what an input says of itself (rank, time origin) and the name it was opened as. */
+void tconv_inputinfo_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
+void tconv_inputinfo_set_name(tconv_ctx *ctx, uint32_t input, const char *name);
 
 /* ---- options ---- */
 struct tconv_options {

@@ -318,6 +318,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
             continue;
         }
         r->stats.inputs++;
+        tconv_inputinfo_set_name(ctx, index, tconv_input_name(in));
         tconv_options ro;
         if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
             tconv_error_usage(ctx, "reader %s: %s", rc->name, err);

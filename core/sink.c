@@ -159,6 +159,7 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         if (e.kind == TCONV_EV_COMPLETE && e.dur > 0) tconv_ctx_note_time(ctx, e.ts + e.dur);
     } else {
         tconv_track_apply_metadata(ctx, &e);
+        tconv_inputinfo_apply_metadata(ctx, &e);
     }
     if (s->order && e.kind != TCONV_EV_METADATA) {
         tconv_order_note_time(s->order, e.track, e.ts);

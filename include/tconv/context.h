@@ -143,6 +143,18 @@ int tconv_ctx_verbosity(const tconv_ctx *ctx); /* -1 quiet, 0 normal, 1+ verbose
 /* Earliest and latest time seen in the events pushed so far (span ends included); 0 if none. */
 int tconv_ctx_bounds(const tconv_ctx *ctx, int64_t *first_ns, int64_t *last_ns);
 
+/* ---- inputs ----------------------------------------------------------------------------- */
+/* Inputs read so far (an input's index is that of tconv_event.input and tconv_track.input).
+ * ABI 1.1. */
+uint32_t tconv_ctx_input_count(const tconv_ctx *ctx);
+/* The name an input was opened as (its path as given, "<stdin>"); NULL if unknown. ABI 1.1. */
+const char *tconv_ctx_input_name(const tconv_ctx *ctx, uint32_t input);
+/* What an input says of itself in metadata (event-model.md, "Metadata"): its rank in a
+ * distributed job, and the Unix time in ns of its time 0 (absolute time = origin + ts).
+ * 1 and the value when the input gave one, else 0. ABI 1.1. */
+int tconv_ctx_rank(const tconv_ctx *ctx, uint32_t input, int64_t *rank);
+int tconv_ctx_time_origin(const tconv_ctx *ctx, uint32_t input, int64_t *unix_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -798,6 +798,18 @@ static tconv_status chrome_metadata(chrome_reader *r, const chrome_record *rec, 
     else if (chrome_field_is(rec, CHROME_F_NAME, "process_labels"))
         key = "labels";
     ev.text = chrome_meta_text(r, rec, key);
+    /* Kineto names a GPU stream "stream <id> <postfix>", the postfix mostly empty: the name
+     * ends in a space nobody wrote on purpose ("stream 7 "). Thread names lose trailing
+     * spaces; the args keep the name as written. */
+    if (ev.text && chrome_field_is(rec, CHROME_F_NAME, "thread_name")) {
+        const char *t = tconv_string_get(r->ctx, ev.text);
+        size_t tn = tconv_string_length(r->ctx, ev.text);
+        if (tn && t[tn - 1] == ' ') {
+            while (tn && t[tn - 1] == ' ')
+                tn--;
+            ev.text = tconv_string_intern(r->ctx, t, tn);
+        }
+    }
     ev.cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
     if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
     ev.args = ev.nargs ? r->targs : NULL;

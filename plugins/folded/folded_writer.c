@@ -34,6 +34,7 @@ typedef struct folded_writer {
     char *buf;
     size_t bufcap;
     int overflowed;
+    size_t zero_lines; /* stacks whose time is 0 in the unit, not written */
 } folded_writer;
 
 static void *folded_writer_grow(void *p, size_t *cap, size_t need, size_t size, int zero)
@@ -61,12 +62,10 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
               : strcmp(root, "comm-pid") == 0     ? FOLDED_ROOT_PID
               : strcmp(root, "comm-pid/tid") == 0 ? FOLDED_ROOT_TID
                                                   : FOLDED_ROOT_NONE;
+    /* One unit for every time value, CPU self time and GPU time alike: ns unless asked, since
+     * rounding to µs erases short kernels and makes the lines miss the busy time. */
     w->unit_ns = strcmp(tconv_option_get_string(o, "unit"), "ns") == 0;
-    if (strcmp(tconv_option_get_string(o, "value"), "gpu") == 0) {
-        w->gpu = 1;
-        /* Kernels last microseconds or less: rounding to µs would erase the short ones. */
-        if (!tconv_option_is_set(o, "unit")) w->unit_ns = 1;
-    }
+    w->gpu = strcmp(tconv_option_get_string(o, "value"), "gpu") == 0;
     w->stacks = folded_stacks_new();
     *state = w;
     return TCONV_OK;
@@ -254,6 +253,14 @@ static void folded_writer_sort(const folded_writer *w, uint32_t *idx, uint32_t *
 
 static tconv_status folded_writer_line(folded_writer *w, const uint32_t *ids, uint32_t n, int64_t v)
 {
+    /* A time that is 0 in the unit draws nothing and only makes the line count lie. */
+    if (w->span_mode) {
+        v = folded_value_round_ns(v, w->unit_ns ? 1 : 1000);
+        if (v == 0) {
+            w->zero_lines++;
+            return TCONV_OK;
+        }
+    }
     size_t need = 64;
     for (uint32_t i = 0; i < n; i++)
         need += tconv_string_length(w->ctx, ids[i]) + 1;
@@ -268,7 +275,7 @@ static tconv_status folded_writer_line(folded_writer *w, const uint32_t *ids, ui
     }
     p[o++] = ' ';
     if (w->span_mode)
-        o += folded_value_format(p + o, folded_value_round_ns(v, w->unit_ns ? 1 : 1000), 0);
+        o += folded_value_format(p + o, v, 0);
     else
         o += folded_value_format(p + o, v, w->decimals);
     p[o++] = '\n';
@@ -297,6 +304,9 @@ static tconv_status folded_writer_finish(void *state)
         st = folded_writer_line(w, ids, k, v);
     }
     free(idx);
+    if (w->zero_lines)
+        tconv_note(w->ctx, "folded: %zu stacks with 0 %s of time left out%s", w->zero_lines,
+                   w->unit_ns ? "ns" : "µs", w->unit_ns ? "" : " (-W unit=ns keeps them)");
     return st;
 }
 
@@ -316,9 +326,10 @@ static const tconv_option_desc folded_writer_options[] = {
     {"root", TCONV_OPT_ENUM, "none", "none|comm|comm-pid|comm-pid/tid",
      "add a root frame naming the thread, as stackcollapse-perf does (comm, --pid, --tid); "
      "perf input already has one unless read with -R comm=false"},
-    {"unit", TCONV_OPT_ENUM, "us", "us|ns",
-     "unit of span self times (trace input): microseconds rounded to nearest, or exact "
-     "nanoseconds; sample input is written as counts or periods; value=gpu defaults to ns"},
+    {"unit", TCONV_OPT_ENUM, "ns", "ns|us",
+     "unit of every time value, span self time (trace input) and GPU time alike: exact "
+     "nanoseconds, or microseconds rounded to nearest per stack; a stack whose time is 0 in "
+     "the unit is left out; sample input is written as its counts or periods"},
     {"value", TCONV_OPT_ENUM, "cpu", "cpu|gpu",
      "cpu: self time of spans (or the samples' own value); gpu: only GPU kernels, copies and "
      "sets, each on the CPU stack that launched it, ending in a '[gpu] name' frame"},

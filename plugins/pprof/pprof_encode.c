@@ -1,6 +1,7 @@
 /* Writing the profile. Ids (locations, functions, strings) are handed out in order of first use
  * while the fields are written, and samples keep the order in which their stacks first
  * appeared, so the bytes depend on the event stream alone. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 enum {
     PPROF_F_SAMPLE_TYPE = 1,
     PPROF_F_SAMPLE = 2,
+    PPROF_F_MAPPING = 3,
     PPROF_F_LOCATION = 4,
     PPROF_F_FUNCTION = 5,
     PPROF_F_STRING_TABLE = 6,
@@ -128,10 +130,14 @@ static uint32_t pprof_function_intern(pprof_enc *e, const pprof_function *f)
 }
 
 /* The function and line of a frame: PyTorch Python frames carry file and line in their name;
- * other frames without a file get their category where the mode says so. */
+ * other frames without a file get their category where the mode says so.
+ * A function's system_name never equals its name: pprof takes a function whose name is its
+ * system_name for a symbol it has yet to demangle, and its default view then cuts the name
+ * down (a `<...>` and `(...)` dropped: CUTLASS kernels merge into one, `<forked function>`
+ * reads `<unknown>`). The names here are already what the trace wants shown. */
 static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_t *line)
 {
-    pprof_function f = {fr->name, fr->name, fr->file, 0};
+    pprof_function f = {fr->name, 0, fr->file, 0};
     *line = fr->line;
     const char *name = tconv_string_get(e->ctx, fr->name);
     size_t len = tconv_string_length(e->ctx, fr->name);
@@ -142,6 +148,7 @@ static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_
                     (py.path_len > 3 && memcmp(name + py.path_len - 3, ".py", 3) == 0);
         if (is_py) {
             f.name = tconv_string_intern(e->ctx, name + py.func_off, py.func_len);
+            f.system_name = fr->name; /* the whole "file.py(12): func", for -symbolize=none */
             f.filename = tconv_string_intern(e->ctx, name, py.path_len);
             f.start_line = py.line;
             *line = py.line;
@@ -149,6 +156,7 @@ static uint32_t pprof_frame_function(pprof_enc *e, const tconv_frame *fr, int64_
     }
     if (f.filename == 0 && e->w->category == PPROF_CATEGORY_FILE) f.filename = fr->module;
     if (e->w->category == PPROF_CATEGORY_SYSTEM && fr->module) f.system_name = fr->module;
+    if (f.system_name == f.name) f.system_name = 0;
     return pprof_function_intern(e, &f);
 }
 
@@ -267,8 +275,8 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
         for (uint32_t v = 0; v < w->nvalues; v++)
             vals[v] = pprof_scale(merged->values[(size_t)i * w->nvalues + v], divs[v]);
 
-        Perftools__Profiles__Label lab[5];
-        Perftools__Profiles__Label *labp[5];
+        Perftools__Profiles__Label lab[6];
+        Perftools__Profiles__Label *labp[6];
         size_t nl = 0;
         if (grp->pid_kind)
             pprof_label_id(e, &lab[nl++], "pid", grp->pid_kind, grp->pid_num, grp->pid_str);
@@ -276,6 +284,7 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
             pprof_label_id(e, &lab[nl++], "tid", grp->tid_kind, grp->tid_num, grp->tid_str);
         if (grp->thread) pprof_label_id(e, &lab[nl++], "thread", PPROF_ID_STR, 0, grp->thread);
         if (grp->process) pprof_label_id(e, &lab[nl++], "process", PPROF_ID_STR, 0, grp->process);
+        if (grp->has_rank) pprof_label_id(e, &lab[nl++], "rank", PPROF_ID_NUM, grp->rank, 0);
         if (grp->has_input) pprof_label_id(e, &lab[nl++], "input", PPROF_ID_NUM, grp->input, 0);
         for (size_t l = 0; l < nl; l++)
             labp[l] = &lab[l];
@@ -334,6 +343,51 @@ static void pprof_write_strings(pprof_enc *e)
     }
 }
 
+/* One Mapping, never referenced by a location, that names the input: pprof shows the file of
+ * the first mapping as the profile's "File:" (the web UI's title, "unknown" without it). It
+ * claims functions, so that pprof does not look for a binary to symbolize. */
+static void pprof_write_mapping(pprof_enc *e)
+{
+    uint32_t n = tconv_ctx_input_count(e->ctx);
+    const char *path = n ? tconv_ctx_input_name(e->ctx, 0) : NULL;
+    if (!path) return;
+    const char *base = strrchr(path, '/');
+    base = base && base[1] ? base + 1 : path;
+    char name[512];
+    if (n > 1)
+        snprintf(name, sizeof name, "%s and %u more", base, n - 1);
+    else
+        snprintf(name, sizeof name, "%s", base);
+    Perftools__Profiles__Mapping m = PERFTOOLS__PROFILES__MAPPING__INIT;
+    m.id = 1;
+    m.filename = pprof_cstr(e, name);
+    m.has_functions = 1;
+    pprof_gz_message_field(e->gz, PPROF_F_MAPPING, &m.base);
+}
+
+/* Unix time of 2000-01-01 in ns: a time before it is no date of a recent trace. */
+#define PPROF_YEAR_2000_NS INT64_C(946684800000000000)
+
+/* The profile's start as a date: the trace's first time plus the time origin its inputs share
+ * (Kineto's baseTimeNanoseconds). Inputs without an origin count as dated when the time reads
+ * as one (Kineto wrote Unix µs before it had the member); a clock since boot (browsers, perf)
+ * or inputs on different clocks give no date rather than one in 1970. */
+static int pprof_start_date(tconv_ctx *ctx, int64_t first, int64_t *date)
+{
+    uint32_t n = tconv_ctx_input_count(ctx);
+    int64_t origin = 0, o;
+    uint32_t with = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!tconv_ctx_time_origin(ctx, i, &o)) continue;
+        if (with && o != origin) return 0;
+        origin = o;
+        with++;
+    }
+    if (with && with != n) return 0;
+    if (__builtin_add_overflow(first, origin, date)) return 0;
+    return *date >= PPROF_YEAR_2000_NS;
+}
+
 /* Fold the per-track sums into per-group sums, dropping filtered tracks. */
 static int pprof_merge(pprof_writer *w, const pprof_groups *g, pprof_agg *merged)
 {
@@ -388,6 +442,7 @@ tconv_status pprof_encode(pprof_writer *w)
 
     if (pprof_gz_open(&gz, w->ctx, w->out, Z_DEFAULT_COMPRESSION) != 0) goto done;
     pprof_write_sample_types(&e, &types, divs);
+    pprof_write_mapping(&e);
     /* Needed before the string table is written, so take its index now. */
     int64_t default_type = pprof_cstr(&e, types.types[types.def].type);
     pprof_write_samples(&e, &merged, &groups, divs);
@@ -400,7 +455,9 @@ tconv_status pprof_encode(pprof_writer *w)
     if (tconv_ctx_bounds(w->ctx, &first, &last)) {
         if (w->has_start && w->start > first) first = w->start;
         if (w->has_end && w->end < last) last = w->end;
-        if (first) pprof_gz_varint_field(&gz, PPROF_F_TIME_NANOS, (uint64_t)first);
+        int64_t date;
+        if (pprof_start_date(w->ctx, first, &date))
+            pprof_gz_varint_field(&gz, PPROF_F_TIME_NANOS, (uint64_t)date);
         if (last > first)
             pprof_gz_varint_field(&gz, PPROF_F_DURATION_NANOS, (uint64_t)(last - first));
     }

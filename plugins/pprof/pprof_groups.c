@@ -1,6 +1,5 @@
 #include "pprof_groups.h"
 
-#include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,22 +15,9 @@ void pprof_groups_free(pprof_groups *g)
 {
     free(g->items);
     free(g->of_track);
+    free(g->inputs);
     pprof_index_free(&g->ix);
     pprof_groups_init(g);
-}
-
-/* Names as written by profilers often carry stray spaces (Kineto: "stream 7 "); labels and
- * frames read better without them. */
-static tconv_str pprof_trimmed(tconv_ctx *ctx, const char *s)
-{
-    size_t len = strlen(s);
-    while (len && isspace((unsigned char)s[len - 1]))
-        len--;
-    while (len && isspace((unsigned char)*s)) {
-        s++;
-        len--;
-    }
-    return tconv_string_intern(ctx, s, len);
 }
 
 /* Does any comma-separated glob of the filter match one of the track's names? */
@@ -60,7 +46,8 @@ static int pprof_group_equal(const pprof_group *a, const pprof_group *b)
     return a->root_frame == b->root_frame && a->pid_kind == b->pid_kind &&
            a->tid_kind == b->tid_kind && a->pid_num == b->pid_num && a->tid_num == b->tid_num &&
            a->pid_str == b->pid_str && a->tid_str == b->tid_str && a->thread == b->thread &&
-           a->process == b->process && a->has_input == b->has_input && a->input == b->input;
+           a->process == b->process && a->has_rank == b->has_rank && a->rank == b->rank &&
+           a->has_input == b->has_input && a->input == b->input;
 }
 
 static uint32_t pprof_group_hash(const pprof_group *k)
@@ -71,6 +58,7 @@ static uint32_t pprof_group_hash(const pprof_group *k)
     h = pprof_hash_mix(h, (uint64_t)k->tid_num);
     h = pprof_hash_mix(h, (uint64_t)k->pid_str << 32 | k->tid_str);
     h = pprof_hash_mix(h, (uint64_t)k->thread << 32 | k->process);
+    h = pprof_hash_mix(h, (uint64_t)k->rank << 1 | (uint32_t)k->has_rank);
     return pprof_hash_mix(h, k->input);
 }
 
@@ -104,10 +92,25 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
     if (!g->of_track) goto oom;
     g->ntracks = ntracks;
 
-    /* An input label only helps when tracks of several inputs (ranks) could look alike. */
-    int several_inputs = 0;
+    /* Which input a sample came from: its rank when the input names one (Kineto's
+     * distributedInfo), also in a profile of one input, so that profiles of several ranks
+     * merged by pprof stay apart; else, when tracks of several inputs could look alike, the
+     * input's position. Inputs that claim the same rank get both. */
+    uint32_t ninputs = tconv_ctx_input_count(ctx);
     for (uint32_t t = 0; t < ntracks; t++) {
-        if (tconv_track_describe(ctx, t)->input != 0) several_inputs = 1;
+        uint32_t in = tconv_track_describe(ctx, t)->input;
+        if (in >= ninputs) ninputs = in + 1;
+    }
+    g->inputs = calloc(ninputs ? ninputs : 1, sizeof *g->inputs);
+    if (!g->inputs) goto oom;
+    for (uint32_t i = 0; i < ninputs; i++) {
+        pprof_input *in = &g->inputs[i];
+        in->has_rank = tconv_ctx_rank(ctx, i, &in->rank);
+        in->has_input = ninputs > 1 && !in->has_rank;
+        for (uint32_t j = 0; j < i && in->has_rank; j++) {
+            if (g->inputs[j].has_rank && g->inputs[j].rank == in->rank)
+                in->has_input = g->inputs[j].has_input = 1;
+        }
     }
 
     for (uint32_t t = 0; t < ntracks; t++) {
@@ -117,10 +120,7 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
         const char *pid_text = tconv_string_get(ctx, tr->pid);
         const char *tid_text = tconv_string_get(ctx, tr->tid);
 
-        tconv_str thread =
-            tr->thread_name ? pprof_trimmed(ctx, tconv_string_get(ctx, tr->thread_name)) : 0;
-        tconv_str process =
-            tr->process_name ? pprof_trimmed(ctx, tconv_string_get(ctx, tr->process_name)) : 0;
+        tconv_str thread = tr->thread_name, process = tr->process_name;
 
         if (w->track_filter) {
             char pidtid[512];
@@ -141,7 +141,7 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
         if (rooted) {
             tconv_frame f;
             memset(&f, 0, sizeof f);
-            f.name = pprof_trimmed(ctx, label);
+            f.name = tconv_string_intern_cstr(ctx, label);
             k.root_frame = pprof_stacks_frame(&w->stacks, &f);
             if (k.root_frame == PPROF_INDEX_NONE) goto oom;
         }
@@ -154,8 +154,11 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
                 k.pid_str = tr->pid;
             }
             k.process = process;
-            k.has_input = several_inputs;
-            k.input = several_inputs ? tr->input : 0;
+            const pprof_input *in = &g->inputs[tr->input];
+            k.has_rank = in->has_rank;
+            k.rank = in->has_rank ? in->rank : 0;
+            k.has_input = in->has_input;
+            k.input = in->has_input ? tr->input : 0;
         }
         if (w->labels == PPROF_LABELS_ALL) {
             if (tr->has_tid_num) {

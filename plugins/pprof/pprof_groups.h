@@ -17,12 +17,19 @@ typedef struct pprof_group {
     int64_t pid_num, tid_num;
     tconv_str pid_str, tid_str;
     tconv_str thread, process; /* 0 when absent */
-    int has_input;
+    int has_rank, has_input;
+    int64_t rank;
     uint32_t input;
 } pprof_group;
 
 /* Marks a track that the track filter removes. */
 #define PPROF_GROUP_SKIP UINT32_MAX
+
+/* How the samples of an input say where they came from. */
+typedef struct pprof_input {
+    int has_rank, has_input;
+    int64_t rank;
+} pprof_input;
 
 typedef struct pprof_groups {
     pprof_group *items;
@@ -30,6 +37,7 @@ typedef struct pprof_groups {
     pprof_index ix;
     uint32_t *of_track; /* per track id: group id or PPROF_GROUP_SKIP */
     uint32_t ntracks;
+    pprof_input *inputs; /* per input */
 } pprof_groups;
 
 void pprof_groups_init(pprof_groups *g);

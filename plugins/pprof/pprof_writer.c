@@ -7,8 +7,9 @@
 
 static const tconv_option_desc pprof_options[] = {
     {"labels", TCONV_OPT_ENUM, "all", "all|pid|none",
-     "sample labels: all = pid, tid, thread, process; pid = pid and process only (threads of a "
-     "process merge); none = no labels (all threads merge)"},
+     "sample labels: all = pid, tid, thread, process (and the input's rank or position); pid = "
+     "pid and process (and rank or position) only (threads of a process merge); none = no "
+     "labels (all threads merge)"},
     {"root", TCONV_OPT_ENUM, "gpu", "gpu|all|none",
      "add the track's name as outermost frame: on GPU stream tracks, on every track, or never"},
     {"category", TCONV_OPT_ENUM, "file", "file|system|none",

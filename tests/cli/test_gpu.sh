@@ -15,7 +15,7 @@ done
 # another stream, a kernel whose launch is not in the trace, a sync that is no GPU work.
 expect_rc 0 "$TCONV" -w folded -W value=gpu "$G/kineto.json"
 golden gpu-kineto.folded "$TMP/out"
-expect_grep "$TMP/err" "tconv: warning: GPU activity 'orphan_kernel' at 120000 ns on 'stream 7 ' has no launch to attribute it to"
+expect_grep "$TMP/err" "tconv: warning: GPU activity 'orphan_kernel' at 120000 ns on 'stream 7' has no launch to attribute it to"
 [ "$(grep -c 'gpu\.' "$TMP/err")" = 1 ] || fail "kineto: expected exactly one gpu warning"
 # The default stays CPU self time, and says nothing about GPU attribution.
 expect_rc 0 "$TCONV" -w folded "$G/kineto.json"
@@ -82,6 +82,12 @@ expect_grep "$TMP/err" "reading '$G/uprobe-order.folded' with the folded reader"
 expect_grep "$TMP/err" "reading '$G/uprobe-order.json' with the chrome reader"
 expect_grep "$TMP/err" "tconv: 3 of 3 launch stacks matched a launch (3 by order, 0 by time, the clocks +2999999900 ns apart"
 grep -q 'warning' "$TMP/err" && fail "uprobe-order: unexpected warnings: $(cat "$TMP/err")"
+# A tracer that names its runtime span as the probe names its frame (cudaLaunchKernel): the
+# call shows once where the two stacks meet, as the tracer's frame.
+sed 's/Runtime: cudaLaunchKernel_v7000/cudaLaunchKernel/' "$G/uprobe-order.json" >"$TMP/plain.json"
+expect_rc 0 "$TCONV" -w folded -W value=gpu "$G/uprobe-order.folded" "$TMP/plain.json"
+expect_grep "$TMP/out" "_start;main;train_step;forward;cudaLaunchKernel;[gpu] gemm 3500"
+grep -q 'cudaLaunchKernel;cudaLaunchKernel' "$TMP/out" && fail "uprobe-order: the launch call shows twice"
 # Counts differ (an extra copy launch, two stacks without a launch): nearest in time once the
 # clocks are aligned, within the tolerance; the copy keeps the trace's own stack.
 expect_rc 0 "$TCONV" -w folded -W value=gpu -R tolerance=2us "$G/uprobe-time.folded" "$G/uprobe-time.json"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The folded writer: span input becomes self time (as stackcollapse-chrome-tracing.py computes
-# it), in µs rounded to nearest or exact ns; names are made safe for the format; the thread root
-# frame option matches what the perf reader's own pid/tid options produce.
+# it), in exact ns or µs rounded to nearest, one unit for CPU and GPU time, without zero lines;
+# names are made safe for the format; the thread root frame option matches what the perf
+# reader's own pid/tid options produce.
 # usage: writer.sh TCONV TESTDIR CORPUS
 set -euo pipefail
 tconv=$1 dir=$2 corpus=$3
@@ -30,20 +31,41 @@ same() { # NAME EXPECTED-FILE COMMAND...
 }
 
 if "$tconv" --list | grep -q "reader  chrome "; then
-    # stackcollapse-chrome-tracing.py prints self times as Python floats ("14.0")
+    # stackcollapse-chrome-tracing.py prints self times in µs as Python floats ("14.0"), and
+    # stacks of 0 µs, which tconv leaves out
     gen=$corpus/_generated/stackcollapse-chrome-tracing-41fee1f
     for p in catapult/tracing/test_data/flow_simple.json \
         HolisticTraceAnalysis/tests/data/call_stack/backward_thread.json \
         HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz; do
         base=${p%.gz}
         base=${base%.json}
-        sed 's/\.0$//' "$gen/$base-folded.txt" >"$tmp/want"
-        same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded "$corpus/$p"
+        sed -e 's/\.0$//' -e '/ 0$/d' "$gen/$base-folded.txt" >"$tmp/want"
+        same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded -W unit=us "$corpus/$p"
     done
-    # ';' and line breaks in names; rounding to µs; nanoseconds; the thread as root frame
-    same spans-us "$dir/golden/spans-us.folded" "$tconv" -r chrome -w folded "$dir/data/spans.json"
+    # ';' and line breaks in names; rounding to µs (the 0.5 ns span has no line); nanoseconds,
+    # the default; the thread as root frame
+    same spans-us "$dir/golden/spans-us.folded" "$tconv" -r chrome -w folded -W unit=us \
+        "$dir/data/spans.json"
     same spans-ns "$dir/golden/spans-ns.folded" "$tconv" -r chrome -w folded -W unit=ns \
         -W root=comm-pid/tid "$dir/data/spans.json"
+    same spans-default "$dir/golden/spans-ns.folded" "$tconv" -r chrome -w folded \
+        -W root=comm-pid/tid "$dir/data/spans.json"
+    # Kineto traces: CPU self time and GPU time both in ns unless asked, never a zero line
+    for p in HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz \
+        HolisticTraceAnalysis/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz \
+        kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz; do
+        for value in cpu gpu; do
+            "$tconv" -q -r chrome -w folded -W value=$value -W unit=ns "$corpus/$p" >"$tmp/ns"
+            same "unit:$value:$p" "$tmp/ns" "$tconv" -q -r chrome -w folded -W value=$value "$corpus/$p"
+            for unit in ns us; do
+                "$tconv" -q -r chrome -w folded -W value=$value -W unit=$unit "$corpus/$p" >"$tmp/out"
+                if [ -s "$tmp/out" ] && ! grep -q ' 0$' "$tmp/out"; then ok; else
+                    bad "zero or no lines: $value $unit $p"
+                    grep ' 0$' "$tmp/out" | head -3
+                fi
+            done
+        done
+    done
 else
     echo "no chrome reader: span cases skipped"
 fi

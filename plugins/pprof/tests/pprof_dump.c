@@ -1,9 +1,14 @@
 /* Test tool: decode pprof profiles with protobuf-c.
  *   pprof_dump check FILE...   check the invariants of each file
- *   pprof_dump flat FILE       sample types, totals, and per leaf function (by system_name) the
- *                              summed values, sorted: what pprof calls flat
+ *   pprof_dump flat FILE       sample types, totals, and per leaf frame (by its full name: the
+ *                              system_name when set, else the name) the summed values, sorted:
+ *                              what pprof calls flat
  *   pprof_dump samples FILE    every sample in file order: values, labels, stack root first
- *   pprof_dump functions FILE  every function: id, name, system_name, filename, start_line */
+ *   pprof_dump functions FILE  every function: id, name, system_name, filename, start_line
+ *   pprof_dump names FILE      the distinct function names of the frames of the samples: "shown"
+ *                              lines for samples with a value of the default type (the nodes
+ *                              of pprof's -top and flame graph), "any" lines for all samples
+ *                              (what -traces prints) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +50,8 @@ static void pprof_dump_flat_table(const Perftools__Profiles__Profile *p)
     int64_t *vals = calloc((p->n_function + 1) * nv + 1, sizeof *vals);
     int64_t *total = calloc(nv + 1, sizeof *total);
     for (size_t i = 0; i < p->n_function; i++) {
-        rows[i].name = pprof_decode_string(p, p->function[i]->system_name);
+        const Perftools__Profiles__Function *f = p->function[i];
+        rows[i].name = pprof_decode_string(p, f->system_name ? f->system_name : f->name);
         rows[i].values = &vals[i * nv];
     }
     rows[p->n_function].name = "";
@@ -64,7 +70,7 @@ static void pprof_dump_flat_table(const Perftools__Profiles__Profile *p)
     for (size_t v = 0; v < nv; v++)
         printf(" %" PRId64, total[v]);
     printf("\n");
-    /* Functions that differ only in file or line share a system_name: sum them. */
+    /* Functions that differ only in file or line share a full name: sum them. */
     qsort(rows, p->n_function + 1, sizeof *rows, pprof_dump_cmp_flat);
     for (size_t i = 0; i <= p->n_function;) {
         size_t j = i + 1;
@@ -126,10 +132,40 @@ static void pprof_dump_functions(const Perftools__Profiles__Profile *p)
     }
 }
 
+/* The default sample type as pprof picks it: the named one, else the last. */
+static size_t pprof_dump_default_index(const Perftools__Profiles__Profile *p)
+{
+    for (size_t i = 0; i < p->n_sample_type; i++)
+        if (p->default_sample_type && p->sample_type[i]->type == p->default_sample_type) return i;
+    return p->n_sample_type ? p->n_sample_type - 1 : 0;
+}
+
+static void pprof_dump_names(const Perftools__Profiles__Profile *p)
+{
+    /* Per function: bit 1 = in some sample, bit 2 = in a sample with a default value. */
+    unsigned char *seen = calloc(p->n_function + 1, 1);
+    size_t def = pprof_dump_default_index(p);
+    for (size_t i = 0; i < p->n_sample; i++) {
+        const Perftools__Profiles__Sample *s = p->sample[i];
+        unsigned char bits = 1 | (def < s->n_value && s->value[def] != 0 ? 2 : 0);
+        for (size_t j = 0; j < s->n_location_id; j++) {
+            const Perftools__Profiles__Location *loc = pprof_decode_location(p, s->location_id[j]);
+            for (size_t l = 0; l < loc->n_line; l++)
+                seen[loc->line[l]->function_id - 1] |= bits;
+        }
+    }
+    for (size_t i = 0; i < p->n_function; i++) {
+        const char *name = pprof_decode_string(p, p->function[i]->name);
+        if (seen[p->function[i]->id - 1] & 2) printf("shown\t%s\n", name);
+        if (seen[p->function[i]->id - 1] & 1) printf("any\t%s\n", name);
+    }
+    free(seen);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: pprof_dump check|flat|samples|functions FILE...\n");
+        fprintf(stderr, "usage: pprof_dump check|flat|samples|functions|names FILE...\n");
         return 2;
     }
     int rc = 0;
@@ -145,6 +181,8 @@ int main(int argc, char **argv)
             pprof_dump_samples(p);
         } else if (strcmp(argv[1], "functions") == 0) {
             pprof_dump_functions(p);
+        } else if (strcmp(argv[1], "names") == 0) {
+            pprof_dump_names(p);
         } else if (strcmp(argv[1], "check") != 0) {
             fprintf(stderr, "unknown command %s\n", argv[1]);
             rc = 2;

@@ -2,7 +2,8 @@
 # Convert each case of a cases file with tconv -w pprof, have `go tool pprof` read the result
 # (-raw, -top, -traces must succeed) and compare -top and -traces with the golden files.
 # Usage: pprof_golden.sh TCONV PLUGIN_DIR CASES DATA_DIR GOLDEN_DIR
-# A case line: NAME READER INPUT [-W option]...  (INPUT relative to DATA_DIR; '#' comments)
+# A case line: NAME READER INPUT [-W option]...  (INPUT relative to DATA_DIR, several inputs
+# joined with '+'; '#' comments)
 # UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
 set -euo pipefail
 
@@ -28,7 +29,10 @@ while read -r name reader input opts; do
     ncases=$((ncases + 1))
     out=$tmp/$name.pb.gz
     # shellcheck disable=SC2086 # the options are words on purpose
-    "$tconv" -q -r "$reader" -w pprof $opts -o "$out" "$data/$input"
+    inputs=()
+    IFS=+ read -ra parts <<<"$input"
+    for part in "${parts[@]}"; do inputs+=("$data/$part"); done
+    "$tconv" -q -r "$reader" -w pprof $opts -o "$out" "${inputs[@]}"
     go tool pprof -symbolize=none -raw "$out" >"$tmp/$name.raw" 2>"$tmp/$name.err"
     grep -q '^Samples:' "$tmp/$name.raw"
     for view in top traces; do

@@ -19,11 +19,12 @@
 static const char *pprof_test_tconv_bin, *pprof_test_plugin_dir, *pprof_test_data_dir,
     *pprof_test_tmp_dir;
 
-/* Run tconv -w pprof on a data file with extra -W options; returns its exit status. */
-static int pprof_test_run_tconv(const char *input, const char *out, const char *const *wopts)
+/* Run tconv -w pprof on data files (NULL-terminated) with extra -W options; returns its exit
+ * status. */
+static int pprof_test_run_tconv_inputs(const char *const *inputs, const char *out,
+                                       const char *const *wopts)
 {
-    char in_path[4096], out_path[4096];
-    snprintf(in_path, sizeof in_path, "%s/%s", pprof_test_data_dir, input);
+    char in_paths[4][4096], out_path[4096];
     snprintf(out_path, sizeof out_path, "%s/%s", pprof_test_tmp_dir, out);
     const char *argv[64];
     int n = 0;
@@ -38,7 +39,10 @@ static int pprof_test_run_tconv(const char *input, const char *out, const char *
     }
     argv[n++] = "-o";
     argv[n++] = out_path;
-    argv[n++] = in_path;
+    for (int i = 0; inputs[i] && i < 4; i++) {
+        snprintf(in_paths[i], sizeof in_paths[i], "%s/%s", pprof_test_data_dir, inputs[i]);
+        argv[n++] = in_paths[i];
+    }
     argv[n] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
@@ -51,10 +55,16 @@ static int pprof_test_run_tconv(const char *input, const char *out, const char *
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static Perftools__Profiles__Profile *pprof_test_convert(const char *input, const char *out,
-                                                        const char *const *wopts)
+static int pprof_test_run_tconv(const char *input, const char *out, const char *const *wopts)
 {
-    assert_int_equal(pprof_test_run_tconv(input, out, wopts), 0);
+    const char *inputs[] = {input, NULL};
+    return pprof_test_run_tconv_inputs(inputs, out, wopts);
+}
+
+static Perftools__Profiles__Profile *
+pprof_test_convert_inputs(const char *const *inputs, const char *out, const char *const *wopts)
+{
+    assert_int_equal(pprof_test_run_tconv_inputs(inputs, out, wopts), 0);
     char path[4096], err[512];
     snprintf(path, sizeof path, "%s/%s", pprof_test_tmp_dir, out);
     Perftools__Profiles__Profile *p = pprof_decode_file(path, err, sizeof err);
@@ -66,6 +76,13 @@ static Perftools__Profiles__Profile *pprof_test_convert(const char *input, const
 static const char *pprof_test_str(const Perftools__Profiles__Profile *p, int64_t i)
 {
     return pprof_decode_string(p, i);
+}
+
+static Perftools__Profiles__Profile *pprof_test_convert(const char *input, const char *out,
+                                                        const char *const *wopts)
+{
+    const char *inputs[] = {input, NULL};
+    return pprof_test_convert_inputs(inputs, out, wopts);
 }
 
 /* "root;...;leaf" of a sample, by function name. */
@@ -181,8 +198,15 @@ static void pprof_test_spans_self_time_per_thread(void **state)
     /* Busy time: 1000 on the first thread, 600 + 50 on the second. */
     assert_int_equal(pprof_test_total(p, 1), 1650);
     assert_int_equal(pprof_test_total(p, 0), 6);
-    assert_int_equal(p->time_nanos, 1000);
+    /* Times of a few µs since an unknown zero: no date (pprof would say 1970). */
+    assert_int_equal(p->time_nanos, 0);
     assert_int_equal(p->duration_nanos, 2050);
+    /* One mapping, naming the input for pprof's "File:", that no location refers to. */
+    assert_int_equal(p->n_mapping, 1);
+    assert_string_equal(pprof_test_str(p, p->mapping[0]->filename), "two_processes.pptest");
+    assert_true(p->mapping[0]->has_functions);
+    for (size_t i = 0; i < p->n_location; i++)
+        assert_int_equal(p->location[i]->mapping_id, 0);
     /* One function and one location per distinct frame. */
     assert_int_equal(p->n_function, 3);
     assert_int_equal(p->n_location, 3);
@@ -348,7 +372,7 @@ static void pprof_test_window_and_track_filters(void **state)
         NULL,
     };
     pprof_test_expect_samples(p, want);
-    assert_int_equal(p->time_nanos, 1100);
+    assert_int_equal(p->time_nanos, 0);
     assert_int_equal(p->duration_nanos, 1900);
     perftools__profiles__profile__free_unpacked(p, NULL);
 
@@ -393,6 +417,48 @@ static void pprof_test_bad_options_fail(void **state)
     struct stat sb;
     snprintf(path, sizeof path, "%s/bad1.pb.gz", pprof_test_tmp_dir);
     assert_int_not_equal(stat(path, &sb), 0);
+}
+
+/* The input's rank becomes the label rank, its time origin dates the profile, and no
+ * function's system_name equals its name (pprof would cut `<...>` and `(...)` out of it). */
+static void pprof_test_rank_date_and_whole_names(void **state)
+{
+    (void)state;
+    Perftools__Profiles__Profile *p = pprof_test_convert("dated_rank.pptest", "dated.pb.gz", NULL);
+    static const char *const want[] = {
+        "1,300 | pid=1 tid=7 thread=main process=trainer  rank=5 | void at::native::kernel<4, "
+        "float>(int);"
+        "<forked function>",
+        "1,700 | pid=1 tid=7 thread=main process=trainer  rank=5 | void at::native::kernel<4, "
+        "float>(int)",
+        NULL,
+    };
+    pprof_test_expect_samples(p, want);
+    assert_int_equal(p->time_nanos, INT64_C(1727740800000000000) + 1000);
+    assert_int_equal(p->duration_nanos, 1000);
+    for (size_t i = 0; i < p->n_function; i++)
+        assert_int_equal(p->function[i]->system_name, 0);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+
+    /* Two inputs that claim the same rank keep their positions too. */
+    static const char *const twice[] = {"dated_rank.pptest", "dated_rank.pptest", NULL};
+    p = pprof_test_convert_inputs(twice, "dated2.pb.gz", NULL);
+    static const char *const want2[] = {
+        "1,300 | pid=1 tid=7 thread=main process=trainer  rank=5 input=0 | void "
+        "at::native::kernel<4, float>(int);"
+        "<forked function>",
+        "1,700 | pid=1 tid=7 thread=main process=trainer  rank=5 input=0 | void "
+        "at::native::kernel<4, float>(int)",
+        "1,300 | pid=1 tid=7 thread=main process=trainer  rank=5 input=1 | void "
+        "at::native::kernel<4, float>(int);"
+        "<forked function>",
+        "1,700 | pid=1 tid=7 thread=main process=trainer  rank=5 input=1 | void "
+        "at::native::kernel<4, float>(int)",
+        NULL,
+    };
+    pprof_test_expect_samples(p, want2);
+    assert_string_equal(pprof_test_str(p, p->mapping[0]->filename), "dated_rank.pptest and 1 more");
+    perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
 static void pprof_test_same_input_same_bytes(void **state)
@@ -444,6 +510,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(pprof_test_window_and_track_filters),
         cmocka_unit_test(pprof_test_empty_input_is_a_valid_profile),
         cmocka_unit_test(pprof_test_bad_options_fail),
+        cmocka_unit_test(pprof_test_rank_date_and_whole_names),
         cmocka_unit_test(pprof_test_same_input_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
