@@ -360,6 +360,12 @@ def main():
                 traces += [l.strip() for l in f if l.strip() and not l.startswith("#")]
         else:
             traces.append(a)
+    # A partial corpus (the in-tree slice) has some of the traces: check those, count the others.
+    absent = [rel for rel in traces if not os.path.isfile(os.path.join(corpus, rel))]
+    traces = [rel for rel in traces if rel not in absent]
+    if not traces:
+        print("SKIP: none of the %d traces is in %s" % (len(absent), corpus))
+        return 77
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for rel in traces:
@@ -369,7 +375,8 @@ def main():
             for e in errors[:20]:
                 print("   " + e)
             failed += bool(errors)
-    print("%d of %d traces differ" % (failed, len(traces)))
+    print("%d of %d traces differ; %d absent from the corpus (skipped)" % (failed, len(traces),
+                                                                           len(absent)))
     return 1 if failed else 0
 
 

@@ -11,7 +11,7 @@ if [ ! -d "$corpus" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+pass=0 fail=0 absent=0
 ok() { pass=$((pass + 1)); }
 bad() {
     fail=$((fail + 1))
@@ -37,6 +37,10 @@ if "$tconv" --list | grep -q "reader  chrome "; then
         HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz; do
         base=${p%.gz}
         base=${base%.json}
+        [ -f "$corpus/$p" ] && [ -f "$gen/$base-folded.txt" ] || {
+            absent=$((absent + 1))
+            continue
+        }
         sed 's/\.0$//' "$gen/$base-folded.txt" >"$tmp/want"
         same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded "$corpus/$p"
     done
@@ -52,6 +56,7 @@ fi
 for f in FlameGraph/test/perf-cycles-instructions-01.txt FlameGraph/test/perf-dd-stacks-01.txt \
     FlameGraph/test/perf-funcab-pid-01.txt FlameGraph/test/perf-vertx-stacks-01.txt \
     FlameGraph/example-perf-stacks.txt.gz speedscope/sample/profiles/linux-perf/forks.linux-perf.txt; do
+    [ -f "$corpus/$f" ] || { absent=$((absent + 3)); continue; }
     for pair in -:comm pid:comm-pid tid:comm-pid/tid; do
         ropt=${pair%%:*}
         root=${pair#*:}
@@ -63,5 +68,5 @@ for f in FlameGraph/test/perf-cycles-instructions-01.txt FlameGraph/test/perf-dd
     done
 done
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $absent skipped (inputs absent from the corpus)"
 [ "$fail" = 0 ]
