@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # seeds.sh OUT: assembles the fuzzers' starting corpora in OUT/<reader>/ from the curated seeds
 # committed next to this script, the test suite's own data, generated memory profiles, and the
-# shared corpus (../shared/corpus, when present). Large files are cut to their first 64 KiB (a
-# cut text or JSON file is still a useful input: the readers must handle truncation) and gzip
-# files over 64 KiB are left out. Existing files in OUT are kept, so a corpus grows across runs.
+# corpus (../shared/corpus when present, else the slice in tests/corpus). Large files are cut to
+# their first 64 KiB (a cut text or JSON file is still a useful input: the readers must handle
+# truncation) and gzip files over 64 KiB are left out. Existing files in OUT are kept, so a
+# corpus grows across runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=${1:?usage: seeds.sh OUT}
 corpus=${TCONV_CORPUS_DIR:-$repo/../shared/corpus}
+[ -d "$corpus" ] || corpus=$repo/tests/corpus
 max=65536
 
 # add READER FILE...: copy each file in, named by its content so repeats collapse.

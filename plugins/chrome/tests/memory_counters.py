@@ -8,7 +8,7 @@ that a change of this script cannot move both sides at once. The [memory] instan
 must stay.
 
 usage: memory_counters.py TCONV CORPUS_DIR
-Exit 77 when the corpus is absent.
+Traces absent from the corpus are skipped; exit 77 when all are.
 """
 import gzip
 import json
@@ -104,13 +104,15 @@ def converted(tconv, path):
 def main():
     tconv, corpus = sys.argv[1], sys.argv[2]
     failed = False
+    absent = 0
     for rel, pinned in TRACES.items():
         path = "%s/%s" % (corpus, rel)
         try:
             want, want_instants = expected(path)
         except FileNotFoundError:
-            print("SKIP: corpus file %s absent" % rel)
-            sys.exit(77)
+            print("skipped: corpus file %s absent" % rel)
+            absent += 1
+            continue
         got, got_instants = converted(tconv, path)
         name = rel.split("/")[-1]
         if got is None:
@@ -133,6 +135,9 @@ def main():
         for key in sorted(set(got) - set(want)):
             failed = True
             print("FAIL %s: unexpected series %s" % (name, key))
+    if absent == len(TRACES):
+        print("SKIP: none of the %d traces is in %s" % (absent, corpus))
+        sys.exit(77)
     sys.exit(1 if failed else 0)
 
 

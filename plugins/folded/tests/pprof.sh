@@ -35,7 +35,7 @@ traces_to_folded() {
         END { if (n) emit(); for (s in sum) print s " " sum[s] }' | LC_ALL=C sort
 }
 
-pass=0 fail=0
+pass=0 fail=0 absent=0
 for f in FlameGraph/test/results/perf-dd-stacks-01-collapsed-pid.txt \
     FlameGraph/test/results/perf-funcab-cmd-01-collapsed-tid.txt \
     FlameGraph/test/results/perf-java-stacks-01-collapsed-kernel.txt \
@@ -43,6 +43,7 @@ for f in FlameGraph/test/results/perf-dd-stacks-01-collapsed-pid.txt \
     FlameGraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt \
     FlameGraph/test/results/perf-mirageos-stacks-01-collapsed-all.txt \
     inferno/tests/data/collapse-perf/results/go-stacks-collapsed.txt; do
+    [ -f "$corpus/$f" ] || { absent=$((absent + 1)); continue; }
     "$tconv" -r folded -w pprof -o "$tmp/p.pb.gz" "$corpus/$f"
     go tool pprof -traces "$tmp/p.pb.gz" 2>/dev/null | traces_to_folded >"$tmp/back"
     want_total=$(awk '{ s += $NF } END { print s }' "$corpus/$f")
@@ -55,5 +56,9 @@ for f in FlameGraph/test/results/perf-dd-stacks-01-collapsed-pid.txt \
         diff "$tmp/back" "$corpus/$f" | head -10 | cut -c1-160
     fi
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $absent absent from the corpus (skipped)"
+if [ "$pass" = 0 ] && [ "$fail" = 0 ]; then
+    echo "none of the inputs is in $corpus: skipped"
+    exit 77
+fi
 [ "$fail" = 0 ]

@@ -31,14 +31,20 @@ same() { # NAME EXPECTED-FILE COMMAND...
     fi
 }
 
-# unsorted lines come out sorted bytewise, like LC_ALL=C sort
-LC_ALL=C sort "$fg/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt" >"$tmp/sorted"
-same unsorted "$tmp/sorted" "$tconv" -r folded -w folded \
-    "$fg/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt"
-# the same stacks split over two inputs read as one
-same two-inputs "$tmp/sorted" "$tconv" -r folded -w folded \
-    "$fg/multiple-inputs/perf-vertx-stacks-01-collapsed-all-unsorted-1.txt" \
-    "$fg/multiple-inputs/perf-vertx-stacks-01-collapsed-all-unsorted-2.txt"
+# unsorted lines come out sorted bytewise, like LC_ALL=C sort (inputs of the full corpus only)
+absent=0
+if [ -f "$fg/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt" ]; then
+    LC_ALL=C sort "$fg/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt" \
+        >"$tmp/sorted"
+    same unsorted "$tmp/sorted" "$tconv" -r folded -w folded \
+        "$fg/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt"
+    # the same stacks split over two inputs read as one
+    same two-inputs "$tmp/sorted" "$tconv" -r folded -w folded \
+        "$fg/multiple-inputs/perf-vertx-stacks-01-collapsed-all-unsorted-1.txt" \
+        "$fg/multiple-inputs/perf-vertx-stacks-01-collapsed-all-unsorted-2.txt"
+else
+    absent=2
+fi
 # duplicate stacks are summed
 printf 'a;b 5\na;b;c 5\na;b;d 4\n' >"$tmp/simple"
 same merge "$tmp/simple" "$tconv" -r folded -w folded "$ss/simple.txt"
@@ -91,5 +97,5 @@ same extended-root "$dir/golden/extended-tid.folded" "$tconv" -r folded -w folde
 same extended-plain "$dir/golden/extended.folded" "$tconv" -r folded -w folded \
     "$dir/data/extended.folded"
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $absent skipped (inputs absent from the corpus)"
 [ "$fail" = 0 ]

@@ -12,7 +12,7 @@ if [ ! -d "$corpus" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+pass=0 fail=0 absent=0
 ok() { pass=$((pass + 1)); }
 bad() {
     fail=$((fail + 1))
@@ -39,6 +39,10 @@ if "$tconv" --list | grep -q "reader  chrome "; then
         HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz; do
         base=${p%.gz}
         base=${base%.json}
+        [ -f "$corpus/$p" ] && [ -f "$gen/$base-folded.txt" ] || {
+            absent=$((absent + 1))
+            continue
+        }
         sed -e 's/\.0$//' -e '/ 0$/d' "$gen/$base-folded.txt" >"$tmp/want"
         same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded -W unit=us "$corpus/$p"
     done
@@ -54,6 +58,7 @@ if "$tconv" --list | grep -q "reader  chrome "; then
     for p in HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz \
         HolisticTraceAnalysis/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz \
         kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz; do
+        [ -f "$corpus/$p" ] || { absent=$((absent + 1)); continue; }
         for value in cpu gpu; do
             "$tconv" -q -r chrome -w folded -W value=$value -W unit=ns "$corpus/$p" >"$tmp/ns"
             same "unit:$value:$p" "$tmp/ns" "$tconv" -q -r chrome -w folded -W value=$value "$corpus/$p"
@@ -74,6 +79,7 @@ fi
 for f in FlameGraph/test/perf-cycles-instructions-01.txt FlameGraph/test/perf-dd-stacks-01.txt \
     FlameGraph/test/perf-funcab-pid-01.txt FlameGraph/test/perf-vertx-stacks-01.txt \
     FlameGraph/example-perf-stacks.txt.gz speedscope/sample/profiles/linux-perf/forks.linux-perf.txt; do
+    [ -f "$corpus/$f" ] || { absent=$((absent + 3)); continue; }
     for pair in -:comm pid:comm-pid tid:comm-pid/tid; do
         ropt=${pair%%:*}
         root=${pair#*:}
@@ -85,5 +91,5 @@ for f in FlameGraph/test/perf-cycles-instructions-01.txt FlameGraph/test/perf-dd
     done
 done
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $absent skipped (inputs absent from the corpus)"
 [ "$fail" = 0 ]

@@ -11,11 +11,19 @@ source "$(dirname "$0")/otf2_lib.sh"
 [ -n "$CORPUS" ] && [ -d "$CORPUS" ] || { echo "no corpus at '$CORPUS': skipping" >&2; exit 77; }
 have_reader chrome || { echo "no chrome reader in this build: skipping" >&2; exit 77; }
 HTA=$CORPUS/HolisticTraceAnalysis/tests/data
+ran=0 skipped=0
 
 corpus_case() { # corpus_case NAME ENTER MESSAGES MARKERS METRICS INPUT...
     local name=$1 enter=$2 messages=$3 markers=$4 metrics=$5
     shift 5
-    for f in "$@"; do [ -f "$f" ] || fail "corpus file missing: $f"; done
+    for f in "$@"; do
+        if [ ! -f "$f" ]; then
+            echo "skipped $name: $f absent from the corpus"
+            skipped=$((skipped + 1))
+            return 0
+        fi
+    done
+    ran=$((ran + 1))
     local out=$TMP/$name
     convert "$out" -r chrome "$@"
     readable "$out"
@@ -38,10 +46,13 @@ corpus_case trace_filter 9487 0 0 0 \
 # Two 30 MB traces (ranks 1 and 3) with ac2g CPU->GPU flows; 32073 lone flow ends have no start.
 corpus_case trace_diff 143261 19434 4 0 \
     "$HTA/trace_diff/control/control.json.gz" "$HTA/trace_diff/test/test.json.gz"
-grep -q 'otf2.unmatched-flow, 32073 times' "$TMP/trace_diff.stderr" ||
-    fail "the lone flow events of trace_diff are not counted: $(cat "$TMP/trace_diff.stderr")"
+if [ -f "$TMP/trace_diff.stderr" ]; then
+    grep -q 'otf2.unmatched-flow, 32073 times' "$TMP/trace_diff.stderr" ||
+        fail "the lone flow events of trace_diff are not counted: $(cat "$TMP/trace_diff.stderr")"
+fi
 # One rank with flows, global instants and lone flow ends.
 corpus_case simple_add 56 4 2 0 "$HTA/execution_trace/benchmark_simple_add_trace.json.gz"
 # Kineto's tb_plugin GPU metrics: 78 counter values beside spans and flows.
 corpus_case gpu_metrics 254 32 2 78 "$CORPUS/kineto/tb_plugin/test/gpu_metrics_expected.json"
-echo ok
+echo "$ran cases ok, $skipped skipped (inputs absent from the corpus)"
+[ "$ran" -gt 0 ] || { echo "no case's inputs are in $CORPUS: skipping" >&2; exit 77; }

@@ -5,10 +5,12 @@
 set -euo pipefail
 tconv=$1 corpus=$2 mode=$3 option=$4 input=$5 expected=$6
 
-if [ ! -d "$corpus" ]; then
-    echo "corpus not found at $corpus: skipped"
-    exit 77
-fi
+for f in "$input" "$expected"; do
+    if [ "$f" != - ] && [ ! -f "$corpus/$f" ]; then
+        echo "corpus file $f absent from $corpus: skipped"
+        exit 77
+    fi
+done
 args=(-r perf -w folded)
 [ "$option" != - ] && args+=(-R "$option")
 tmp=$(mktemp -d)
