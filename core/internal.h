@@ -132,8 +132,10 @@ typedef struct tconv_input_list {
     tconv_input_item *items;
     size_t n, cap;
 } tconv_input_list;
-/* Every named input, directories replaced by the files below them; none: standard input. */
-void tconv_inputs_expand(tconv_input_list *l, const char *const *args, size_t nargs);
+/* Every named input, directories replaced by the files below them; none: standard input.
+ * What cannot be read below a directory is a warning on ctx. */
+void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const *args,
+                         size_t nargs);
 void tconv_inputs_free(tconv_input_list *l);
 
 /* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */

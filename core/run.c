@@ -277,7 +277,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
 {
     tconv_ctx *ctx = r->ctx;
     tconv_input_list inputs = {0};
-    tconv_inputs_expand(&inputs, r->o.inputs, r->o.ninputs);
+    tconv_inputs_expand(ctx, &inputs, r->o.inputs, r->o.ninputs);
     r->prog.ninputs = (uint32_t)inputs.n;
     tconv_status st = TCONV_OK;
     char err[1024];
@@ -287,6 +287,16 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_ctx_set_input(ctx, index);
         r->prog.input = index;
         tconv_input *in = tconv_input_open(ctx, it->path, index, r->o.max_input_size);
+        if (!in && it->dir) {
+            /* A folder may hold a file its owner kept to themselves: name it, read the rest. */
+            size_t n;
+            const char *const *chain = tconv_error_chain(ctx, &n);
+            tconv_warning_add(ctx, "core.unreadable", "%s (in '%s'); skipped",
+                              n ? chain[n - 1] : it->path, it->dir);
+            tconv_error_clear(ctx);
+            r->prog.inputs_done++;
+            continue;
+        }
         if (!in) {
             st = TCONV_FATAL;
             break;

@@ -1,0 +1,66 @@
+# What a run reads: directory inputs (each file once, links that loop or lead up not followed,
+# what cannot be read named), --keep-going, inputs whose sample types differ, inputs a reader
+# does not recognise.
+source "$(dirname "$0")/lib.sh"
+IN=$DATA/core/nesting.tevt
+export TCONV_PLUGIN_PATH=$TEST_PLUGINS
+
+# run_as_user CMD...: CMD as an unprivileged user (as root: nobody via setpriv), so that
+# permissions apply; returns 77 from the script when that is impossible.
+run_as_user() {
+    if [ "$(id -u)" != 0 ]; then
+        "$@"
+    elif command -v setpriv >/dev/null; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+    else
+        echo "SKIP: running as root without setpriv: cannot test unreadable files" >&2
+        exit 77
+    fi
+}
+
+# ---- directories -------------------------------------------------------------------------
+# A link to the folder itself, links up to its parent and beyond, a second name for a file and
+# a dangling link: each regular file is read once, and the run ends.
+mkdir -p "$TMP/loop/d/sub"
+cp "$IN" "$TMP/loop/d/a.tevt"
+cp "$IN" "$TMP/loop/d/sub/b.tevt"
+ln -s . "$TMP/loop/d/self"
+ln -s .. "$TMP/loop/d/sub/up"
+ln -s .. "$TMP/loop/d/parent"
+ln -s / "$TMP/loop/d/root"
+ln -s a.tevt "$TMP/loop/d/c.tevt"
+ln -s sub "$TMP/loop/d/sub2"
+ln -s nowhere "$TMP/loop/d/dangling"
+cp "$IN" "$TMP/loop/outside.tevt"
+(cd "$TMP/loop" && timeout 20 "$TCONV" -v -w text d/ >"$TMP/out" 2>"$TMP/err") ||
+    fail "symlink loop: exit $? ($(cat "$TMP/err"))"
+grep '^tconv: reading' "$TMP/err" >"$TMP/reads" || true
+cat >"$TMP/expected" <<'EOT'
+tconv: reading 'd/a.tevt' with the tevt reader
+tconv: reading 'd/sub/b.tevt' with the tevt reader
+EOT
+diff -u "$TMP/expected" "$TMP/reads" >&2 || fail "directory with loops: files not read exactly once"
+[ "$(grep -c '^track ' "$TMP/out")" = 6 ] || fail "directory with loops: expected 6 tracks"
+expect_grep "$TMP/err" "tconv: warning: cannot read 'd/dangling' (in 'd/'): No such file or directory; skipped [core.unreadable]"
+if grep -q '//' "$TMP/err"; then fail "a path with '//': $(grep '//' "$TMP/err")"; fi
+
+# The same folder named twice, or a file named beside its folder, is read once.
+(cd "$TMP/loop" && "$TCONV" -v -w text d d/sub d/a.tevt >"$TMP/out" 2>"$TMP/err") ||
+    fail "named twice: exit $?"
+[ "$(grep -c '^tconv: reading' "$TMP/err")" = 2 ] || fail "named twice: $(cat "$TMP/err")"
+
+# What cannot be read below a directory is a warning that names it; the rest is converted.
+mkdir -p "$TMP/perm/d/locked"
+cp "$IN" "$TMP/perm/d/a.tevt"
+cp "$IN" "$TMP/perm/d/locked/x.tevt"
+cp "$IN" "$TMP/perm/d/secret.tevt"
+chmod 000 "$TMP/perm/d/locked" "$TMP/perm/d/secret.tevt"
+chmod 755 "$TMP" "$TMP/perm"
+(cd "$TMP/perm" && run_as_user "$TCONV" -w text d >"$TMP/out" 2>"$TMP/err") ||
+    fail "unreadable entries: exit $? ($(cat "$TMP/err"))"
+chmod 700 "$TMP"
+expect_grep "$TMP/err" "tconv: warning: cannot read the directory 'd/locked' (in 'd'): Permission denied; skipped [core.unreadable-dir]"
+expect_grep "$TMP/err" "cannot open input 'd/secret.tevt': Permission denied (in 'd'); skipped"
+[ "$(grep -c '^track ' "$TMP/out")" = 3 ] || fail "unreadable entries: expected 3 tracks"
+chmod 755 "$TMP/perm/d/locked"
+echo "inputs: ok"
