@@ -96,9 +96,6 @@ void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v);
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t);
 int tconv_ctx_ignores_args(const tconv_ctx *ctx);
-/* Replace the current error with one that is the caller's mistake (a usage error: unknown
- * writer, bad option, an output that is an input), which a program reports as such. */
-void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 int tconv_error_is_usage(const tconv_ctx *ctx);
 /* Nonzero when the run was asked to stop; sets the error then. For loops that may run long
  * without pushing an event (reading a quiet pipe, a writer's finish). */

@@ -323,6 +323,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         r->in = in;
         run_report(r);
         st = rc->read(ctx, in, &ro, sink);
+        if (st != TCONV_OK && tconv_error_is_usage(ctx)) *usage = 1;
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",
                             tconv_input_name(in), rc->name);
@@ -360,7 +361,7 @@ static tconv_outcome run_convert(tconv_run *r)
         if (!tconv_error_pending(ctx))
             tconv_error_set(ctx, "the %s writer failed to start", wc->name);
         tconv_output_close(out);
-        return TCONV_FAILED;
+        return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
     }
     tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
     tconv_sink_set_progress(sink, run_tick, r);

@@ -242,10 +242,10 @@ static tconv_status tfmem_read(tconv_ctx *ctx, tconv_input *in, const tconv_opti
     r.offset_ns = tconv_option_get_int(opts, "time-offset");
     /* Beyond 2^62 ns (146 years) a time plus the offset could overflow int64. */
     if (r.offset_ns <= -((int64_t)1 << 62) || r.offset_ns >= (int64_t)1 << 62) {
-        tconv_error_set(ctx,
-                        "tfmem: -R time-offset=%lld is out of range (at most 2^62 ns, 146 "
-                        "years, either way)",
-                        (long long)r.offset_ns);
+        tconv_error_usage(ctx,
+                          "tfmem: -R time-offset=%lld is out of range (at most 2^62 ns, 146 "
+                          "years, either way)",
+                          (long long)r.offset_ns);
         return TCONV_FATAL;
     }
     const char *act = tconv_option_get_string(opts, "activities");
