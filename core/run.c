@@ -237,6 +237,44 @@ static void run_tick(void *user, uint64_t events)
     run_report(r);
 }
 
+/* What a reader named with -r makes of an input's first bytes, taken before it reads them. */
+typedef struct run_misread {
+    int unrecognised; /* its probe scores them 0 */
+    int blank;        /* only blanks: if they are the whole input, it is empty */
+    size_t hlen;
+    const tconv_reader_class *other; /* the reader detection would choose */
+} run_misread;
+
+static void run_misread_note(tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
+                             run_misread *m)
+{
+    *m = (run_misread){0};
+    if (!r->fixed || !rc->probe) return;
+    const unsigned char *head = tconv_input_peek(in, &m->hlen);
+    if (rc->probe(head, m->hlen) > 0) return;
+    m->unrecognised = 1;
+    m->blank = 1;
+    for (size_t i = 0; i < m->hlen && m->blank; i++)
+        m->blank = head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r';
+    m->other = tconv_host_detect(r->host, head, m->hlen, tconv_input_name(in));
+}
+
+/* A reader named with -r that read a whole input without an event and does not recognise its
+ * first bytes was the wrong reader: an empty output would pass for a correct one. */
+static void run_misread_check(tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
+                              const run_misread *m)
+{
+    if (!m->unrecognised || (m->blank && tconv_input_offset(in) <= m->hlen)) return;
+    const char *name = tconv_input_name(in);
+    tconv_error_set(r->ctx, "%s: the %s reader found nothing it recognises in this input", name,
+                    rc->name);
+    if (m->other && m->other != rc)
+        tconv_error_hint(r->ctx, "it looks like %s input: give -r %s, or no -r to detect it",
+                         m->other->name, m->other->name);
+    else
+        tconv_error_hint(r->ctx, "check the input; without -r tconv detects the format");
+}
+
 /* The reader for input i, or NULL (skipped, or an error on the ctx: *fatal says which). */
 static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
                                                  const tconv_input_item *it, int *fatal)
@@ -322,7 +360,14 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_note(ctx, "reading '%s' with the %s reader", tconv_input_name(in), rc->name);
         r->in = in;
         run_report(r);
+        run_misread mis;
+        run_misread_note(r, in, rc, &mis);
+        uint64_t events_before = tconv_sink_events(sink);
         st = rc->read(ctx, in, &ro, sink);
+        if (st == TCONV_OK && tconv_sink_events(sink) == events_before) {
+            run_misread_check(r, in, rc, &mis);
+            if (tconv_error_pending(ctx)) st = TCONV_FATAL;
+        }
         if (st != TCONV_OK && tconv_error_is_usage(ctx)) *usage = 1;
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",

@@ -63,4 +63,26 @@ expect_grep "$TMP/err" "tconv: warning: cannot read the directory 'd/locked' (in
 expect_grep "$TMP/err" "cannot open input 'd/secret.tevt': Permission denied (in 'd'); skipped"
 [ "$(grep -c '^track ' "$TMP/out")" = 3 ] || fail "unreadable entries: expected 3 tracks"
 chmod 755 "$TMP/perm/d/locked"
+# ---- recognise, don't misread ---------------------------------------------------------------
+CHROME=$DATA/chrome/all-phases.json
+printf 'PERFILE2\150\0\0\0\0\0\0\0\1\2\3\4' >"$TMP/perf.data"
+for r in "" "-r perf"; do
+    # shellcheck disable=SC2086
+    expect_rc 1 "$TCONV" $r -w folded -o "$TMP/p.folded" "$TMP/perf.data"
+    expect_grep "$TMP/err" "tconv: error: $TMP/perf.data: this is a binary perf.data; run \`perf script -i $TMP/perf.data > $TMP/perf.data.txt\` first"
+    [ ! -e "$TMP/p.folded" ] || fail "perf.data: an output was written"
+done
+# A named reader that recognises nothing in a non-empty input fails, and says what it looks like.
+expect_rc 1 "$TCONV" -q -r perf -w folded -o "$TMP/p.folded" "$CHROME"
+expect_grep "$TMP/err" "tconv: error: $CHROME: the perf reader found nothing it recognises in this input"
+expect_grep "$TMP/err" "hint: it looks like chrome input: give -r chrome, or no -r to detect it"
+[ ! -e "$TMP/p.folded" ] || fail "misread: an output was written"
+# Empty traces stay valid: '[]' (named or detected), an empty or blank file with -r.
+printf '[]\n' >"$TMP/empty.json"
+expect_rc 0 "$TCONV" -r chrome -w text "$TMP/empty.json"
+expect_rc 0 "$TCONV" -w text "$TMP/empty.json"
+: >"$TMP/empty.txt"
+expect_rc 0 "$TCONV" -r perf -w folded "$TMP/empty.txt"
+printf '\n  \n' >"$TMP/blank.txt"
+expect_rc 0 "$TCONV" -r perf -w folded "$TMP/blank.txt"
 echo "inputs: ok"
