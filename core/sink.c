@@ -76,6 +76,30 @@ static int sink_is_flow(unsigned kind)
     return kind == TCONV_EV_FLOW_START || kind == TCONV_EV_FLOW_STEP || kind == TCONV_EV_FLOW_END;
 }
 
+/* The first string id of the event that the string table never gave out, or NULL. Writers key
+ * tables by id (a folded writer's frame tree, OTF2's region table), so one invalid id from an
+ * out-of-tree plugin would make them index past their tables or never find a match. */
+static const char *sink_bad_string(const tconv_ctx *ctx, const tconv_event *e, tconv_str *id)
+{
+    const uint32_t n = tconv_string_count(ctx);
+    const tconv_str fields[] = {e->name, e->cat, e->key, e->unit, e->text};
+    static const char *const what[] = {"name", "cat", "key", "unit", "text"};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (fields[i] >= n) return *id = fields[i], what[i];
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        const tconv_arg *a = &e->args[i];
+        if (a->key >= n) return *id = a->key, "arg key";
+        if ((a->type == TCONV_ARG_STRING || a->type == TCONV_ARG_JSON) && a->v.s >= n)
+            return *id = a->v.s, "arg value";
+    }
+    for (uint32_t i = 0; i < e->nframes; i++) {
+        const tconv_frame *f = &e->frames[i];
+        if (f->name >= n || f->module >= n || f->file >= n)
+            return *id = f->name >= n ? f->name : f->module >= n ? f->module : f->file, "frame";
+    }
+    return NULL;
+}
+
 TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
 {
     tconv_ctx *ctx = s->ctx;
@@ -112,6 +136,15 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
                           "an event at %lld ns (dur %lld) lies beyond 2^62 ns; skipped",
                           (long long)e.ts, (long long)e.dur);
         return TCONV_RECORD;
+    }
+    tconv_str bad_id;
+    const char *bad = sink_bad_string(ctx, &e, &bad_id);
+    if (bad) {
+        tconv_error_set(ctx,
+                        "a reader pushed a %s event whose %s is string id %u, which does not "
+                        "exist (%u strings); get ids from tconv_string_intern",
+                        tconv_event_kind_name(e.kind), bad, bad_id, tconv_string_count(ctx));
+        return TCONV_FATAL;
     }
     e.seq = s->seq++;
     if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {

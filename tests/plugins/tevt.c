@@ -12,7 +12,8 @@
  *   P pid tid ts count frame;frame;...      stack sample (samples/count), root first
  *   A key=value ...                         args for the next event (ints or strings)
  *
- * Times are integer nanoseconds. '#' starts a comment line. Names cannot contain spaces. */
+ * Times are integer nanoseconds. '#' starts a comment line. Names cannot contain spaces. A name
+ * or frame "@N" is the string id N as is, interned or not: for tests of invalid ids. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,12 @@ enum { TEVT_MAXTOK = 64, TEVT_MAXFRAMES = 256, TEVT_MAXARGS = 16 };
 static int tevt_probe(const unsigned char *buf, size_t len)
 {
     return len >= 5 && memcmp(buf, "#tevt", 5) == 0 ? 100 : 0;
+}
+
+static tconv_str tevt_str(tconv_ctx *ctx, const char *s)
+{
+    if (s[0] == '@' && s[1]) return (tconv_str)strtoul(s + 1, NULL, 10);
+    return tconv_string_intern_cstr(ctx, s);
 }
 
 static size_t tevt_split(char *line, char **tok, size_t max, char **rest4)
@@ -96,7 +103,7 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
                                        tconv_string_intern_cstr(ctx, tok[2]));
             if (ph != 'M') ev.ts = strtoll(tok[3], NULL, 10);
         }
-#define TEVT_STR(i) ((i) < n ? tconv_string_intern_cstr(ctx, tok[i]) : 0)
+#define TEVT_STR(i) ((i) < n ? tevt_str(ctx, tok[i]) : 0)
         switch (bad ? 0 : ph) {
         case 'X':
             ev.kind = TCONV_EV_COMPLETE;
@@ -154,7 +161,7 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
             for (char *f = n > 5 ? tok[5] : NULL; f && nf < TEVT_MAXFRAMES;) {
                 char *semi = strchr(f, ';');
                 if (semi) *semi = 0;
-                frames[nf++] = (tconv_frame){.name = tconv_string_intern_cstr(ctx, f)};
+                frames[nf++] = (tconv_frame){.name = tevt_str(ctx, f)};
                 f = semi ? semi + 1 : NULL;
             }
             ev.frames = frames;
