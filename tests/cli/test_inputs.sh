@@ -85,4 +85,12 @@ expect_rc 0 "$TCONV" -w text "$TMP/empty.json"
 expect_rc 0 "$TCONV" -r perf -w folded "$TMP/empty.txt"
 printf '\n  \n' >"$TMP/blank.txt"
 expect_rc 0 "$TCONV" -r perf -w folded "$TMP/blank.txt"
+# ---- bounded reads ---------------------------------------------------------------------------
+# tfmem loads its document whole, so it is capped like the others: a device that never ends
+# fails at once, and an endless JSON document fails at the cap, both in little memory.
+expect_rc 1 timeout 10 "$TCONV" -r tfmem -w text /dev/zero
+expect_grep "$TMP/err" "tconv: error: /dev/zero:0: invalid JSON: byte 0x00 where the document should start"
+expect_rc 1 timeout 20 sh -c "{ printf '{\"a\": \"'; yes x | tr -d '\\n'; } | '$TCONV' -r tfmem -R max-bytes=4194304 -w text"
+expect_grep "$TMP/err" "tconv: error: <stdin>: larger than 4194304 bytes, the most the tfmem reader loads"
+expect_rc 2 "$TCONV" -r tfmem -R max-bytes=0 -w text /dev/null
 echo "inputs: ok"
