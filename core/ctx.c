@@ -47,12 +47,19 @@ void tconv_ctx_free(tconv_ctx *ctx)
     free(ctx->warnings);
     ctx_free_stypes(ctx);
     free(ctx->launch_tol);
+    free(ctx->input_name);
     free(ctx);
 }
 
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input)
 {
     ctx->input = input;
+}
+
+void tconv_ctx_set_input_name(tconv_ctx *ctx, const char *name)
+{
+    free(ctx->input_name);
+    ctx->input_name = name ? tconv_xstrdup(name) : NULL;
 }
 
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v)

@@ -74,7 +74,8 @@ struct tconv_ctx {
     size_t nwarnings, capwarnings;
     tconv_sample_type *stypes;
     size_t nstypes, stype_default;
-    uint32_t input; /* index of the input being read */
+    uint32_t input;   /* index of the input being read */
+    char *input_name; /* its name for messages, or NULL */
     int verbosity;
     int have_bounds;
     int64_t first_ns, last_ns;
@@ -93,6 +94,8 @@ struct tconv_ctx {
 tconv_ctx *tconv_ctx_new(void);
 void tconv_ctx_free(tconv_ctx *ctx);
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
+/* The name of the input being read, for messages that must name it after it is closed. */
+void tconv_ctx_set_input_name(tconv_ctx *ctx, const char *name);
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v);
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t);
 int tconv_ctx_ignores_args(const tconv_ctx *ctx);

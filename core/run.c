@@ -325,6 +325,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_ctx_set_input(ctx, index);
         r->prog.input = index;
         tconv_input *in = tconv_input_open(ctx, it->path, index, r->o.max_input_size);
+        tconv_ctx_set_input_name(ctx, in ? tconv_input_name(in) : it->path);
         if (!in && it->dir) {
             /* A folder may hold a file its owner kept to themselves: name it, read the rest. */
             size_t n;

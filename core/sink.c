@@ -20,6 +20,12 @@ struct tconv_sink {
     uint64_t emitted; /* by the stages, after the readers are done */
     uint64_t dropped[TCONV_EV_KIND_MAX];
     int have_spans, have_samples;
+    /* One output holds one set of sample types: those of the first input whose samples reached
+     * the writer, as text ("samples/count, cycles/count"), checked again at each new input's
+     * first sample; and in stack mode, the first input with spans, whose samples are self
+     * times. An input that would mix units is refused, never silently summed. */
+    uint32_t sample_input, sample_last, span_input;
+    char *sample_from, *sample_types, *span_from;
     void (*progress)(void *user, uint64_t events);
     void *progress_user;
 };
@@ -58,6 +64,9 @@ void tconv_sink_free(tconv_sink *s)
     if (!s) return;
     tconv_order_free(s->order);
     tconv_gpu_free(s->gpu);
+    free(s->sample_from);
+    free(s->sample_types);
+    free(s->span_from);
     free(s);
 }
 
@@ -69,6 +78,79 @@ uint64_t tconv_sink_events(const tconv_sink *s)
 static int sink_is_span(unsigned kind)
 {
     return kind == TCONV_EV_BEGIN || kind == TCONV_EV_END || kind == TCONV_EV_COMPLETE;
+}
+
+/* "samples/count, wall/nanoseconds" */
+static char *sink_types_text(const tconv_sample_type *t, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(t[i].type ? t[i].type : "") + strlen(t[i].unit ? t[i].unit : "") + 3;
+    char *s = tconv_xmalloc(len + 16), *p = s;
+    if (!n) return strcpy(s, "no declared types");
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s%s/%s", i ? ", " : "", t[i].type ? t[i].type : "",
+                     t[i].unit ? t[i].unit : "");
+    return s;
+}
+
+static const char *sink_input_name(const tconv_ctx *ctx)
+{
+    return ctx->input_name ? ctx->input_name : "<input>";
+}
+
+/* In stack mode: spans of one input and samples of another can share an output only when the
+ * samples already carry what spans become (count, self time). */
+static tconv_status sink_check_spans(tconv_sink *s)
+{
+    if (!s->have_spans || !s->sample_types || s->span_input == s->sample_input) return TCONV_OK;
+    char *spans = s->gpu ? sink_types_text(tconv_gpu_sample_types, 3)
+                         : sink_types_text(tconv_stack_sample_types, 2);
+    tconv_status st = TCONV_OK;
+    if (strcmp(spans, s->sample_types) != 0) {
+        tconv_error_set(s->ctx,
+                        "input '%s' has spans, which the %s writer gets as samples of %s, and "
+                        "input '%s' has stack samples of %s: one output cannot hold both "
+                        "without mixing units",
+                        s->span_from, s->wc->name, spans, s->sample_from, s->sample_types);
+        const tconv_ctx *ctx = s->ctx;
+        if (s->sample_input < ctx->nlaunch_tol && ctx->launch_tol[s->sample_input] >= 0)
+            tconv_error_hint(s->ctx, "these are stacks sampled at GPU launch calls: to charge "
+                                     "the trace's GPU time to them, ask the writer with -W "
+                                     "value=gpu (folded) or -W gpu=attribute (pprof)");
+        else
+            tconv_error_hint(s->ctx, "convert them separately");
+        st = TCONV_FATAL;
+    }
+    free(spans);
+    return st;
+}
+
+/* The first sample of an input: its sample types must be those of the samples before it. */
+static tconv_status sink_check_samples(tconv_sink *s, const tconv_event *e)
+{
+    tconv_ctx *ctx = s->ctx;
+    size_t n = 0;
+    const tconv_sample_type *t = tconv_sampletypes_get(ctx, &n, NULL);
+    char *types = sink_types_text(t, n);
+    s->sample_last = e->input;
+    if (!s->sample_types) {
+        s->sample_types = types;
+        s->sample_input = e->input;
+        s->sample_from = tconv_xstrdup(sink_input_name(ctx));
+        return sink_check_spans(s);
+    }
+    tconv_status st = TCONV_OK;
+    if (strcmp(types, s->sample_types) != 0) {
+        tconv_error_set(ctx,
+                        "inputs '%s' and '%s' have different sample types (%s; %s): one output "
+                        "cannot hold both without mixing units",
+                        s->sample_from, sink_input_name(ctx), s->sample_types, types);
+        tconv_error_hint(ctx, "convert them separately");
+        st = TCONV_FATAL;
+    }
+    free(types);
+    return st;
 }
 
 static int sink_is_flow(unsigned kind)
@@ -165,6 +247,15 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
     }
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
     if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
+    if (e.kind == TCONV_EV_SAMPLE && (!s->sample_types || e.input != s->sample_last) &&
+        sink_check_samples(s, &e) != TCONV_OK)
+        return TCONV_FATAL;
+    if (sink_is_span(e.kind) && !s->have_spans && s->mode == SINK_STACKS) {
+        s->have_spans = 1;
+        s->span_input = e.input;
+        s->span_from = tconv_xstrdup(sink_input_name(ctx));
+        if (sink_check_spans(s) != TCONV_OK) return TCONV_FATAL;
+    }
     if (sink_is_span(e.kind)) s->have_spans = 1;
     if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
 

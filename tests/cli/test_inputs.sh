@@ -63,6 +63,31 @@ expect_grep "$TMP/err" "tconv: warning: cannot read the directory 'd/locked' (in
 expect_grep "$TMP/err" "cannot open input 'd/secret.tevt': Permission denied (in 'd'); skipped"
 [ "$(grep -c '^track ' "$TMP/out")" = 3 ] || fail "unreadable entries: expected 3 tracks"
 chmod 755 "$TMP/perm/d/locked"
+# ---- inputs with different sample types ----------------------------------------------------
+# A perf capture with periods (cycles) and a folded file of counts: refused before any output,
+# naming both, for every writer (the folded writer once wrote the 948-cycle stack as 1, and
+# pprof failed with an internal error); two inputs with the same types add up exactly.
+printf 'prog 1/1 [000] 1.000000:        948 cycles:u:\n\t  400010 work+0x10 (/bin/prog)\n\t  400000 main+0x0 (/bin/prog)\n\n' >"$TMP/perf.txt"
+printf 'prog;main;work 5\n' >"$TMP/torch.stacks"
+for w in folded pprof text; do
+    for order in "$TMP/perf.txt $TMP/torch.stacks" "$TMP/torch.stacks $TMP/perf.txt"; do
+        # shellcheck disable=SC2086
+        expect_rc 1 "$TCONV" -w "$w" -o "$TMP/mixed.out" $order
+        expect_grep "$TMP/err" "have different sample types"
+        expect_grep "$TMP/err" "samples/count, cycles/count"
+        expect_grep "$TMP/err" "'$TMP/perf.txt'"
+        expect_grep "$TMP/err" "'$TMP/torch.stacks'"
+        [ ! -e "$TMP/mixed.out" ] || fail "$w: mixed sample types left an output"
+    done
+done
+# Spans of one input (self times in ns) and samples of another (cycles) in one profile.
+expect_rc 1 "$TCONV" -w folded "$IN" "$TMP/perf.txt"
+expect_grep "$TMP/err" "input '$IN' has spans, which the folded writer gets as samples of samples/count, wall/nanoseconds, and input '$TMP/perf.txt' has stack samples of samples/count, cycles/count"
+# Same types: exact sums.
+printf 'prog;main;work 7\n' >"$TMP/more.stacks"
+expect_rc 0 "$TCONV" -w folded "$TMP/torch.stacks" "$TMP/more.stacks"
+[ "$(cat "$TMP/out")" = "prog;main;work 12" ] || fail "same sample types: $(cat "$TMP/out")"
+
 # ---- recognise, don't misread ---------------------------------------------------------------
 CHROME=$DATA/chrome/all-phases.json
 printf 'PERFILE2\150\0\0\0\0\0\0\0\1\2\3\4' >"$TMP/perf.data"
