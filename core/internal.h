@@ -103,6 +103,21 @@ int tconv_error_is_usage(const tconv_ctx *ctx);
 /* Nonzero when the run was asked to stop; sets the error then. For loops that may run long
  * without pushing an event (reading a quiet pipe, a writer's finish). */
 int tconv_ctx_interrupted(tconv_ctx *ctx);
+/* Drops the tracks from n on: those of an input that failed under --keep-going (an input's
+ * tracks are the last ones made while it is read). */
+void tconv_track_truncate(tconv_ctx *ctx, uint32_t n);
+/* Names and sort indices of the tracks from `from` on, as a new track has them: metadata held
+ * by --keep-going is applied again as it reaches the writer, so that the writer sees the names
+ * change when it would have without the staging. */
+void tconv_track_forget_names(tconv_ctx *ctx, uint32_t from);
+/* The sample types as an input found them, put back when it fails under --keep-going. */
+typedef struct tconv_stypes_saved {
+    tconv_sample_type *types;
+    size_t n, def;
+} tconv_stypes_saved;
+void tconv_sampletypes_save(const tconv_ctx *ctx, tconv_stypes_saved *sv);
+void tconv_sampletypes_restore(tconv_ctx *ctx, tconv_stypes_saved *sv); /* and frees sv */
+void tconv_sampletypes_saved_free(tconv_stypes_saved *sv);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 
@@ -181,8 +196,16 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
 tconv_status tconv_sink_finish(tconv_sink *s);
 void tconv_sink_free(tconv_sink *s);
 uint64_t tconv_sink_events(const tconv_sink *s);
+/* Events readers pushed that passed the checks, held by --keep-going or not. */
+uint64_t tconv_sink_accepted(const tconv_sink *s);
 /* Called every few thousand events, for a progress line. */
 void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user);
+/* --keep-going: from stage_begin, what readers push is checked and held; commit passes it on
+ * (a FATAL there is the writer's or a stage's, not the input's), discard drops it and what it
+ * changed in the sink. An input's events thus reach the output whole or not at all. */
+void tconv_sink_stage_begin(tconv_sink *s);
+tconv_status tconv_sink_stage_commit(tconv_sink *s);
+void tconv_sink_stage_discard(tconv_sink *s);
 
 /* Sort idx[n] in place by cmp(ctx, a, b), which must never call two indices equal. */
 typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);

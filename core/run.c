@@ -24,6 +24,7 @@ struct tconv_run {
     tconv_progress prog;
     tconv_input *in; /* being read, for progress */
     uint64_t done_bytes;
+    uint32_t tried; /* inputs opened to be read: read, failed, of unknown format */
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -310,6 +311,34 @@ static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
     return NULL;
 }
 
+/* --keep-going: the input that just failed is left out, its error told now (the run goes on,
+ * and the ctx holds one error at a time). 1 when the run goes on; 0 when it must stop: no
+ * --keep-going, an interrupt, or the caller's mistake, which no other input would fix. */
+static int run_input_failed(tconv_run *r, int usage)
+{
+    tconv_ctx *ctx = r->ctx;
+    if (!r->o.keep_going || usage || tconv_error_is_usage(ctx) ||
+        atomic_load_explicit(&r->interrupt, memory_order_relaxed))
+        return 0;
+    size_t n;
+    const char *const *chain = tconv_error_chain(ctx, &n);
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(chain[i]) + 16;
+    const char *hint = tconv_error_hint_get(ctx);
+    if (hint) len += strlen(hint) + 16;
+    char *text = tconv_xmalloc(len), *p = text;
+    *p = 0;
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s%s", i ? ": " : "", chain[i]);
+    if (hint) sprintf(p, " (%s)", hint);
+    if (r->host->hooks.notice) r->host->hooks.notice(r->host->hooks.user, TCONV_NOTICE_ERROR, text);
+    free(text);
+    tconv_error_clear(ctx);
+    r->stats.inputs_failed++;
+    return 1;
+}
+
 /* Reads every input into the sink; TCONV_FATAL with the error on the ctx. */
 static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
 {
@@ -337,6 +366,9 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
             continue;
         }
         if (!in) {
+            r->prog.inputs_done++;
+            r->tried++;
+            if (run_input_failed(r, 0)) continue;
             st = TCONV_FATAL;
             break;
         }
@@ -345,10 +377,14 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         if (!rc) {
             tconv_input_close(in);
             r->prog.inputs_done++;
-            if (fatal) st = TCONV_FATAL;
+            if (fatal) {
+                r->tried++;
+                if (!run_input_failed(r, 0)) st = TCONV_FATAL;
+            }
             continue;
         }
         r->stats.inputs++;
+        r->tried++;
         tconv_options ro;
         if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
             tconv_error_usage(ctx, "reader %s: %s", rc->name, err);
@@ -363,9 +399,17 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         run_report(r);
         run_misread mis;
         run_misread_note(r, in, rc, &mis);
-        uint64_t events_before = tconv_sink_events(sink);
+        uint64_t events_before = tconv_sink_accepted(sink);
+        /* --keep-going: what the input changes is held or remembered, so that a failure can
+         * leave it out whole (its events staged in the sink, its tracks and sample types). */
+        uint32_t ntracks = tconv_track_count(ctx);
+        tconv_stypes_saved types = {0};
+        if (r->o.keep_going) {
+            tconv_sampletypes_save(ctx, &types);
+            tconv_sink_stage_begin(sink);
+        }
         st = rc->read(ctx, in, &ro, sink);
-        if (st == TCONV_OK && tconv_sink_events(sink) == events_before) {
+        if (st == TCONV_OK && tconv_sink_accepted(sink) == events_before) {
             run_misread_check(r, in, rc, &mis);
             if (tconv_error_pending(ctx)) st = TCONV_FATAL;
         }
@@ -373,6 +417,15 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",
                             tconv_input_name(in), rc->name);
+        if (r->o.keep_going && st == TCONV_OK) {
+            tconv_sampletypes_saved_free(&types);
+            st = tconv_sink_stage_commit(sink); /* a failure now is the writer's: the run's */
+        } else if (r->o.keep_going) {
+            tconv_sink_stage_discard(sink);
+            tconv_track_truncate(ctx, ntracks);
+            tconv_sampletypes_restore(ctx, &types);
+            if (run_input_failed(r, *usage)) st = TCONV_OK;
+        }
         r->done_bytes += tconv_input_raw_offset(in);
         r->stats.bytes_read += tconv_input_raw_offset(in);
         r->stats.bytes_plain += tconv_input_offset(in);
@@ -383,7 +436,10 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_options_free(&ro);
         tconv_input_close(in);
     }
-    if (st == TCONV_OK && r->stats.inputs == 0) {
+    if (st == TCONV_OK && r->stats.inputs_failed && r->stats.inputs_failed == r->tried) {
+        tconv_error_set(ctx, "%u of %u inputs failed; nothing was written", r->tried, r->tried);
+        st = TCONV_FATAL;
+    } else if (st == TCONV_OK && r->stats.inputs == 0) {
         /* Only directories were given, and nothing in them could be read. */
         tconv_error_set(ctx, "no file under '%s' is in a format tconv can read",
                         r->o.ninputs ? r->o.inputs[0] : "-");
@@ -426,6 +482,13 @@ static tconv_outcome run_convert(tconv_run *r)
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
+    if (st == TCONV_OK && r->stats.inputs_failed) {
+        /* Written, and still a failure: the output lacks what the failed inputs held. */
+        tconv_error_set(ctx, "%u of %u inputs failed; the output holds the other %u",
+                        r->stats.inputs_failed, r->tried, r->tried - r->stats.inputs_failed);
+        tconv_output_close(out);
+        return TCONV_PARTIAL;
+    }
     tconv_output_close(out); /* removes the temporary file or directory if not committed */
     if (st == TCONV_OK) return TCONV_DONE;
     if (atomic_load(&r->interrupt)) return TCONV_INTERRUPTED;

@@ -8,6 +8,17 @@
 
 enum { SINK_DIRECT, SINK_ORDERED, SINK_STACKS };
 
+/* --keep-going: one input's accepted events, held until it is read to its end. */
+typedef struct sink_stage {
+    tconv_event *ev;
+    size_t n, cap;
+    tconv_arena data; /* args, frames and values of the staged events */
+    /* the sink as the input found it */
+    int have_spans, have_samples, had_sample_types, had_span_from;
+    uint32_t sample_last;
+    uint32_t ntracks; /* tracks before the input: the input's own come after */
+} sink_stage;
+
 struct tconv_sink {
     tconv_ctx *ctx;
     const tconv_writer_class *wc;
@@ -26,6 +37,9 @@ struct tconv_sink {
      * times. An input that would mix units is refused, never silently summed. */
     uint32_t sample_input, sample_last, span_input;
     char *sample_from, *sample_types, *span_from;
+    sink_stage *stage; /* --keep-going: the input being read, held (see below) */
+    uint64_t accepted; /* events pushed that passed the checks, staged or not */
+    int staging;
     void (*progress)(void *user, uint64_t events);
     void *progress_user;
 };
@@ -67,6 +81,11 @@ void tconv_sink_free(tconv_sink *s)
     free(s->sample_from);
     free(s->sample_types);
     free(s->span_from);
+    if (s->stage) {
+        free(s->stage->ev);
+        tconv_arena_free(&s->stage->data);
+        free(s->stage);
+    }
     free(s);
 }
 
@@ -182,7 +201,10 @@ static const char *sink_bad_string(const tconv_ctx *ctx, const tconv_event *e, t
     return NULL;
 }
 
-TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
+/* Checks and normalises what a reader pushed into *e, with every check that is about the
+ * input rather than the writer (string ids, sample types), so that an event staged for
+ * --keep-going that passes here fails no later for its input's sake. TCONV_RECORD: skip it. */
+static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_event *out)
 {
     tconv_ctx *ctx = s->ctx;
     tconv_event e = TCONV_EVENT_INIT;
@@ -228,26 +250,13 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
                         tconv_event_kind_name(e.kind), bad, bad_id, tconv_string_count(ctx));
         return TCONV_FATAL;
     }
-    e.seq = s->seq++;
-    if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {
-        if (tconv_ctx_interrupted(ctx)) return TCONV_FATAL;
-        if (s->progress) s->progress(s->progress_user, e.seq);
-    }
     e.input = ctx->input;
-    if (e.kind != TCONV_EV_METADATA) {
-        tconv_ctx_note_time(ctx, e.ts);
-        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0) tconv_ctx_note_time(ctx, e.ts + e.dur);
-    } else {
-        tconv_track_apply_metadata(ctx, &e);
-    }
-    if (s->order && e.kind != TCONV_EV_METADATA) {
-        tconv_order_note_time(s->order, e.track, e.ts);
-        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
-            tconv_order_note_time(s->order, e.track, e.ts + e.dur);
-    }
-    /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
-    if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
-    if (e.kind == TCONV_EV_SAMPLE && (!s->sample_types || e.input != s->sample_last) &&
+    /* Readers look track names up as they go (to push a name only when it changes). */
+    if (e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
+    /* Launch stacks under GPU attribution never reach the writer as samples. */
+    int launch = s->gpu && e.kind == TCONV_EV_SAMPLE && e.input < ctx->nlaunch_tol &&
+                 ctx->launch_tol[e.input] >= 0;
+    if (e.kind == TCONV_EV_SAMPLE && !launch && (!s->sample_types || e.input != s->sample_last) &&
         sink_check_samples(s, &e) != TCONV_OK)
         return TCONV_FATAL;
     if (sink_is_span(e.kind) && !s->have_spans && s->mode == SINK_STACKS) {
@@ -257,7 +266,34 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         if (sink_check_spans(s) != TCONV_OK) return TCONV_FATAL;
     }
     if (sink_is_span(e.kind)) s->have_spans = 1;
-    if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
+    if (e.kind == TCONV_EV_SAMPLE && !launch) s->have_samples = 1;
+    *out = e;
+    return TCONV_OK;
+}
+
+/* An accepted event into the stages or the writer; replay: it was held by the stage, and its
+ * metadata is applied again. */
+static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
+{
+    tconv_ctx *ctx = s->ctx;
+    tconv_event e = *ev;
+    if (replay && e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
+    e.seq = s->seq++;
+    if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {
+        if (tconv_ctx_interrupted(ctx)) return TCONV_FATAL;
+        if (s->progress) s->progress(s->progress_user, e.seq);
+    }
+    if (e.kind != TCONV_EV_METADATA) {
+        tconv_ctx_note_time(ctx, e.ts);
+        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0) tconv_ctx_note_time(ctx, e.ts + e.dur);
+    }
+    if (s->order && e.kind != TCONV_EV_METADATA) {
+        tconv_order_note_time(s->order, e.track, e.ts);
+        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
+            tconv_order_note_time(s->order, e.track, e.ts + e.dur);
+    }
+    /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
+    if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
 
     if (s->mode == SINK_STACKS && sink_is_span(e.kind)) {
         if (s->gpu) tconv_gpu_note_span(s->gpu, &e); /* the correlation id, before it is dropped */
@@ -273,6 +309,91 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
     if ((s->wc->flags & TCONV_WRITER_ORDERED) && e.kind != TCONV_EV_METADATA)
         return tconv_order_add(s->order, &e);
     return s->wc->event(s->ws, &e);
+}
+
+/* ---- staging, for --keep-going: an input's events reach the stages only once it was read to
+ * its end; a failed input's are dropped, with what they changed in the sink. */
+
+void tconv_sink_stage_begin(tconv_sink *s)
+{
+    if (!s->stage) s->stage = tconv_xcalloc(1, sizeof(*s->stage));
+    sink_stage *st = s->stage;
+    st->have_spans = s->have_spans;
+    st->have_samples = s->have_samples;
+    st->had_sample_types = s->sample_types != NULL;
+    st->had_span_from = s->span_from != NULL;
+    st->sample_last = s->sample_last;
+    st->ntracks = tconv_track_count(s->ctx);
+    s->staging = 1;
+}
+
+static tconv_status sink_stage_add(tconv_sink *s, const tconv_event *e)
+{
+    sink_stage *st = s->stage;
+    if (((st->n + 1) & (SINK_PROGRESS_EVERY - 1)) == 0) {
+        if (tconv_ctx_interrupted(s->ctx)) return TCONV_FATAL;
+        if (s->progress) s->progress(s->progress_user, s->seq + st->n);
+    }
+    TCONV_GROW(st->ev, st->cap, st->n + 1);
+    tconv_event *c = &st->ev[st->n++];
+    *c = *e;
+    c->args = e->nargs ? tconv_arena_dup(&st->data, e->args, e->nargs * sizeof(*e->args)) : NULL;
+    c->frames =
+        e->nframes ? tconv_arena_dup(&st->data, e->frames, e->nframes * sizeof(*e->frames)) : NULL;
+    c->values =
+        e->nvalues ? tconv_arena_dup(&st->data, e->values, e->nvalues * sizeof(*e->values)) : NULL;
+    return TCONV_OK;
+}
+
+static void sink_stage_clear(tconv_sink *s)
+{
+    sink_stage *st = s->stage;
+    st->n = 0;
+    tconv_arena_free(&st->data);
+    s->staging = 0;
+}
+
+tconv_status tconv_sink_stage_commit(tconv_sink *s)
+{
+    sink_stage *st = s->stage;
+    tconv_status res = TCONV_OK;
+    tconv_track_forget_names(s->ctx, st->ntracks);
+    for (size_t i = 0; i < st->n && res != TCONV_FATAL; i++)
+        res = sink_route(s, &st->ev[i], 1);
+    sink_stage_clear(s);
+    return res == TCONV_FATAL ? TCONV_FATAL : TCONV_OK;
+}
+
+void tconv_sink_stage_discard(tconv_sink *s)
+{
+    sink_stage *st = s->stage;
+    s->have_spans = st->have_spans;
+    s->have_samples = st->have_samples;
+    s->sample_last = st->sample_last;
+    if (!st->had_sample_types) {
+        free(s->sample_types);
+        free(s->sample_from);
+        s->sample_types = s->sample_from = NULL;
+    }
+    if (!st->had_span_from) {
+        free(s->span_from);
+        s->span_from = NULL;
+    }
+    sink_stage_clear(s);
+}
+
+uint64_t tconv_sink_accepted(const tconv_sink *s)
+{
+    return s->accepted;
+}
+
+TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
+{
+    tconv_event e;
+    tconv_status st = sink_accept(s, in, &e);
+    if (st != TCONV_OK) return st;
+    s->accepted++;
+    return s->staging ? sink_stage_add(s, &e) : sink_route(s, &e, 0);
 }
 
 static tconv_status sink_emit(void *user, const tconv_event *ev)

@@ -63,6 +63,51 @@ expect_grep "$TMP/err" "tconv: warning: cannot read the directory 'd/locked' (in
 expect_grep "$TMP/err" "cannot open input 'd/secret.tevt': Permission denied (in 'd'); skipped"
 [ "$(grep -c '^track ' "$TMP/out")" = 3 ] || fail "unreadable entries: expected 3 tracks"
 chmod 755 "$TMP/perm/d/locked"
+# ---- --keep-going --------------------------------------------------------------------------
+# b fails on its last line, after pushing all its other events. Without --keep-going nothing is
+# written; with it, b is reported and left out whole: the output is the one of a run where b
+# was an input without events, for writers fed directly (text, csv), through the ordering stage
+# (text-ordered) and through the stack stage (text-stacks, folded, pprof).
+mkdir "$TMP/kg"
+cp "$IN" "$TMP/kg/a.tevt"
+{ cat "$IN"; echo "Q what"; } >"$TMP/kg/b.tevt"
+cp "$IN" "$TMP/kg/c.tevt"
+printf '#tevt\n' >"$TMP/empty.tevt"
+expect_rc 1 "$TCONV" -w text -o "$TMP/kg.txt" "$TMP/kg/a.tevt" "$TMP/kg/b.tevt" "$TMP/kg/c.tevt"
+[ ! -e "$TMP/kg.txt" ] || fail "without --keep-going a failed input left an output"
+for w in text csv text-ordered text-stacks folded pprof; do
+    rm -f "$TMP/kg.out" "$TMP/kg.want"
+    expect_rc 1 "$TCONV" --keep-going -w "$w" -o "$TMP/kg.out" "$TMP/kg/a.tevt" "$TMP/kg/b.tevt" "$TMP/kg/c.tevt"
+    expect_grep "$TMP/err" "tconv: error: $TMP/kg/b.tevt:21: cannot read this line: 'Q what'"
+    expect_grep "$TMP/err" "tconv: error: 1 of 3 inputs failed; the output holds the other 2"
+    expect_rc 0 "$TCONV" -w "$w" -o "$TMP/kg.want" "$TMP/kg/a.tevt" "$TMP/empty.tevt" "$TMP/kg/c.tevt"
+    cmp "$TMP/kg.out" "$TMP/kg.want" || fail "--keep-going -w $w: the failed input's events reached the output"
+done
+# A directory: the same, named by its path; -q does not hide the input's error.
+expect_rc 1 "$TCONV" -q --keep-going -w text -o "$TMP/kg.out" "$TMP/kg"
+expect_grep "$TMP/err" "tconv: error: $TMP/kg/b.tevt:21: cannot read this line"
+expect_grep "$TMP/err" "1 of 3 inputs failed"
+# Inputs that cannot be opened or recognised count as failed; when all fail nothing is written.
+printf 'what is this\n' >"$TMP/unknown.dat"
+expect_rc 1 "$TCONV" --keep-going -w text -o "$TMP/kg.out" "$TMP/unknown.dat" "$TMP/missing" "$TMP/kg/a.tevt"
+expect_grep "$TMP/err" "tconv: error: cannot tell the format of '$TMP/unknown.dat'"
+expect_grep "$TMP/err" "tconv: error: cannot open input '$TMP/missing': No such file or directory"
+expect_grep "$TMP/err" "2 of 3 inputs failed; the output holds the other 1"
+rm -f "$TMP/kg.out"
+expect_rc 1 "$TCONV" --keep-going -w text -o "$TMP/kg.out" "$TMP/kg/b.tevt" "$TMP/missing"
+expect_grep "$TMP/err" "tconv: error: 2 of 2 inputs failed; nothing was written"
+[ ! -e "$TMP/kg.out" ] || fail "--keep-going: all inputs failed, yet an output was written"
+# Inputs whose sample types differ: the one that differs is left out.
+printf 'prog;main;work 5\n' >"$TMP/kg1.stacks"
+printf 'prog;main;idle 3\n' >"$TMP/kg2.stacks"
+printf 'prog 1/1 [000] 1.000000:        948 cycles:u:\n\t  400010 work+0x10 (/bin/prog)\n\n' >"$TMP/kg.perf"
+expect_rc 1 "$TCONV" --keep-going -w folded "$TMP/kg1.stacks" "$TMP/kg.perf" "$TMP/kg2.stacks"
+expect_grep "$TMP/err" "have different sample types"
+printf 'prog;main;idle 3\nprog;main;work 5\n' >"$TMP/kg.want"
+cmp "$TMP/out" "$TMP/kg.want" || fail "--keep-going with mixed sample types: $(cat "$TMP/out")"
+expect_rc 0 "$TCONV" --help
+expect_grep "$TMP/out" "--keep-going"
+
 # ---- inputs with different sample types ----------------------------------------------------
 # A perf capture with periods (cycles) and a folded file of counts: refused before any output,
 # naming both, for every writer (the folded writer once wrote the 948-cycle stack as 1, and
