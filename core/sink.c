@@ -1,6 +1,11 @@
 /* The sink: where readers push events. It normalises each event (struct size, sequence number,
  * input index), keeps the track table and trace bounds current, and routes the event to the
- * writer either directly or through the ordering and stack stages the writer asked for. */
+ * writer either directly or through the ordering and stack stages the writer asked for.
+ *
+ * A push is checked in full before it is routed: whatever is wrong with the event or with its
+ * input (an unknown string id, sample types that differ from the other inputs') is found then.
+ * That split lets --keep-going hold an input's checked events and route them only once the input
+ * has been read to its end: a failed input reaches neither the stages nor the writer. */
 #include <stdio.h>
 #include <string.h>
 
@@ -313,7 +318,6 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
 
 /* ---- staging, for --keep-going: an input's events reach the stages only once it was read to
  * its end; a failed input's are dropped, with what they changed in the sink. */
-
 void tconv_sink_stage_begin(tconv_sink *s)
 {
     if (!s->stage) s->stage = tconv_xcalloc(1, sizeof(*s->stage));
