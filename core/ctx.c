@@ -51,12 +51,19 @@ void tconv_ctx_free(tconv_ctx *ctx)
     free(ctx->str_class);
     tconv_selection_free(&ctx->selection);
     free(ctx->inputinfo);
+    free(ctx->input_name);
     free(ctx);
 }
 
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input)
 {
     ctx->input = input;
+}
+
+void tconv_ctx_set_input_name(tconv_ctx *ctx, const char *name)
+{
+    free(ctx->input_name);
+    ctx->input_name = name ? tconv_xstrdup(name) : NULL;
 }
 
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v)
@@ -117,6 +124,36 @@ TCONV_API int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample
     ctx->nstypes = n;
     ctx->stype_default = default_index;
     return 0;
+}
+
+void tconv_sampletypes_save(const tconv_ctx *ctx, tconv_stypes_saved *sv)
+{
+    sv->n = ctx->nstypes;
+    sv->def = ctx->stype_default;
+    sv->types = sv->n ? tconv_xcalloc(sv->n, sizeof(*sv->types)) : NULL;
+    for (size_t i = 0; i < sv->n; i++) {
+        sv->types[i].type = tconv_xstrdup(ctx->stypes[i].type);
+        sv->types[i].unit = tconv_xstrdup(ctx->stypes[i].unit);
+    }
+}
+
+void tconv_sampletypes_saved_free(tconv_stypes_saved *sv)
+{
+    for (size_t i = 0; i < sv->n; i++) {
+        free((char *)sv->types[i].type);
+        free((char *)sv->types[i].unit);
+    }
+    free(sv->types);
+    *sv = (tconv_stypes_saved){0};
+}
+
+void tconv_sampletypes_restore(tconv_ctx *ctx, tconv_stypes_saved *sv)
+{
+    if (sv->n)
+        tconv_sampletypes_set(ctx, sv->n, sv->types, sv->def);
+    else
+        ctx_free_stypes(ctx);
+    tconv_sampletypes_saved_free(sv);
 }
 
 TCONV_API const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, size_t *n,

@@ -83,7 +83,7 @@ TCONV_API const char *const *tconv_error_chain(const tconv_ctx *ctx, size_t *n)
     return (const char *const *)ctx->errors;
 }
 
-void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...)
+TCONV_API void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -98,7 +98,8 @@ struct tconv_ctx {
     size_t nwarnings, capwarnings;
     tconv_sample_type *stypes;
     size_t nstypes, stype_default;
-    uint32_t input; /* index of the input being read */
+    uint32_t input;   /* index of the input being read */
+    char *input_name; /* its name for messages, or NULL */
     int verbosity;
     int have_bounds;
     int64_t first_ns, last_ns;
@@ -126,12 +127,11 @@ struct tconv_ctx {
 tconv_ctx *tconv_ctx_new(void);
 void tconv_ctx_free(tconv_ctx *ctx);
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
+/* The name of the input being read, for messages that must name it after it is closed. */
+void tconv_ctx_set_input_name(tconv_ctx *ctx, const char *name);
 void tconv_ctx_set_verbosity(tconv_ctx *ctx, int v);
 void tconv_ctx_note_time(tconv_ctx *ctx, int64_t t);
 int tconv_ctx_ignores_args(const tconv_ctx *ctx);
-/* Replace the current error with one that is the caller's mistake (a usage error: unknown
- * writer, bad option, an output that is an input), which a program reports as such. */
-void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 int tconv_error_is_usage(const tconv_ctx *ctx);
 /* A notice of the given level through the host's hook (stderr without one), whatever the
  * verbosity: the host decides what to show. */
@@ -157,6 +157,22 @@ tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
 tconv_status tconv_select_event(void *user, const tconv_event *ev);
 uint64_t tconv_select_cut(const tconv_select *s);
 void tconv_select_free(tconv_select *s);
+
+/* Drops the tracks from n on: those of an input that failed under --keep-going (an input's
+ * tracks are the last ones made while it is read). */
+void tconv_track_truncate(tconv_ctx *ctx, uint32_t n);
+/* Names and sort indices of the tracks from `from` on, as a new track has them: metadata held
+ * by --keep-going is applied again as it reaches the writer, so that the writer sees the names
+ * change when it would have without the staging. */
+void tconv_track_forget_names(tconv_ctx *ctx, uint32_t from);
+/* The sample types as an input found them, put back when it fails under --keep-going. */
+typedef struct tconv_stypes_saved {
+    tconv_sample_type *types;
+    size_t n, def;
+} tconv_stypes_saved;
+void tconv_sampletypes_save(const tconv_ctx *ctx, tconv_stypes_saved *sv);
+void tconv_sampletypes_restore(tconv_ctx *ctx, tconv_stypes_saved *sv); /* and frees sv */
+void tconv_sampletypes_saved_free(tconv_stypes_saved *sv);
 /* Record metadata that names tracks. */
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 /* Lane n (1, 2, ...) of a track: a sibling track of the same input and process, its tid and
@@ -192,8 +208,10 @@ typedef struct tconv_input_list {
     tconv_input_item *items;
     size_t n, cap;
 } tconv_input_list;
-/* Every named input, directories replaced by the files below them; none: standard input. */
-void tconv_inputs_expand(tconv_input_list *l, const char *const *args, size_t nargs);
+/* Every named input, directories replaced by the files below them; none: standard input.
+ * What cannot be read below a directory is a warning on ctx. */
+void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const *args,
+                         size_t nargs);
 void tconv_inputs_free(tconv_input_list *l);
 
 /* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */
@@ -255,8 +273,16 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
 tconv_status tconv_sink_finish(tconv_sink *s);
 void tconv_sink_free(tconv_sink *s);
 uint64_t tconv_sink_events(const tconv_sink *s);
+/* Events readers pushed that passed the checks, held by --keep-going or not. */
+uint64_t tconv_sink_accepted(const tconv_sink *s);
 /* Called every few thousand events, for a progress line. */
 void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user);
+/* --keep-going: from stage_begin, what readers push is checked and held; commit passes it on
+ * (a FATAL there is the writer's or a stage's, not the input's), discard drops it and what it
+ * changed in the sink. An input's events thus reach the output whole or not at all. */
+void tconv_sink_stage_begin(tconv_sink *s);
+tconv_status tconv_sink_stage_commit(tconv_sink *s);
+void tconv_sink_stage_discard(tconv_sink *s);
 
 /* Sort idx[n] in place by cmp(ctx, a, b), which must never call two indices equal. */
 typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);

@@ -1,8 +1,11 @@
 /* The plugin loader: the only file that knows about libltdl. Each plugin is opened with local
  * symbol scope (so every plugin can export the same entry symbol) and checked before use; a
  * broken plugin costs one warning naming the file and the reason, never the run. */
+#define _GNU_SOURCE /* dladdr1 */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <ltdl.h>
 #include <string.h>
 
@@ -58,14 +61,26 @@ static const char *loader_check_classes(const tconv_plugin_desc *d)
 {
     for (const tconv_reader_class *const *c = d->readers; c && *c; c++)
         if ((*c)->struct_size < offsetof(tconv_reader_class, read) + sizeof((*c)->read) ||
-            !(*c)->name || !(*c)->read)
+            !(*c)->name || !(*c)->name[0] || !(*c)->read)
             return "a reader class is incomplete (struct_size, name or read missing)";
     for (const tconv_writer_class *const *c = d->writers; c && *c; c++)
         if ((*c)->struct_size < offsetof(tconv_writer_class, destroy) + sizeof((*c)->destroy) ||
-            !(*c)->name || !(*c)->open || !(*c)->event || !(*c)->destroy)
+            !(*c)->name || !(*c)->name[0] || !(*c)->open || !(*c)->event || !(*c)->destroy)
             return "a writer class is incomplete (struct_size, name, open, event or destroy "
                    "missing)";
     return NULL;
+}
+
+/* 1 when the entry symbol is code. A plugin that exports the name as data (a descriptor named
+ * like the entry) would otherwise be called and jump into its data. The ELF symbol's type says,
+ * without calling it; where the dynamic linker cannot tell, the symbol is trusted as before. */
+static int loader_is_function(void *sym)
+{
+    Dl_info info;
+    const ElfW(Sym) *es = NULL;
+    if (!dladdr1(sym, &info, (void **)&es, RTLD_DL_SYMENT) || !es) return 1;
+    unsigned type = ELF64_ST_TYPE(es->st_info); /* the same macro as ELF32_ST_TYPE */
+    return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
 static void loader_try(tconv_registry *r, const char *path)
@@ -90,6 +105,14 @@ static void loader_try(tconv_registry *r, const char *path)
         lt_dlclose(h);
         return;
     }
+    if (!loader_is_function(sym)) {
+        loader_warn(r, path,
+                    "'%s' is not a function (plugins define it with TCONV_PLUGIN(), which "
+                    "exports a function returning the descriptor)%s",
+                    TCONV_PLUGIN_ENTRY, "");
+        lt_dlclose(h);
+        return;
+    }
     if (tconv_registry_add(r, path, entry(), h) < 0) lt_dlclose(h);
 }
 
@@ -100,6 +123,11 @@ int tconv_registry_add(tconv_registry *r, const char *path, const tconv_plugin_d
     if (!d || d->struct_size < offsetof(tconv_plugin_desc, writers) + sizeof(d->writers) ||
         !d->name) {
         loader_warn(r, path, "its descriptor is invalid (NULL, too small or unnamed)%s%s", "", "");
+        return -1;
+    }
+    if (!d->name[0]) {
+        /* --list, --help-plugin and "the first plugin of a name wins" all go by the name. */
+        loader_warn(r, path, "its name is empty (give the descriptor a name)%s%s", "", "");
         return -1;
     }
     snprintf(have, sizeof(have), "%u.%u", (unsigned)d->abi_major, (unsigned)d->abi_minor);

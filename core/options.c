@@ -58,7 +58,53 @@ static int options_choice(const char *choices, const char *v)
     return 0;
 }
 
-/* 1 if val fits the option's type. */
+/* A number's range, in choices: alternatives "N", "A..B", "A.." or "..B" joined with '|'
+ * ("0|8.."). A value outside it is the user's mistake, found before the plugin runs. */
+static int options_in_range(const char *range, double x)
+{
+    for (const char *p = range; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        char alt[64];
+        snprintf(alt, sizeof(alt), "%.*s", (int)len, p);
+        char *dots = strstr(alt, "..");
+        if (dots) *dots = 0;
+        const char *lo = alt, *hi = dots ? dots + 2 : alt;
+        if ((!*lo || x >= strtod(lo, NULL)) && (!*hi || x <= strtod(hi, NULL))) return 1;
+        p = bar ? bar + 1 : p + len;
+    }
+    return 0;
+}
+
+/* The range in words: "0 or at least 8". */
+static void options_range_words(const char *range, char *out, size_t cap)
+{
+    size_t off = 0;
+    out[0] = 0;
+    for (const char *p = range; *p && off < cap;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        char alt[64];
+        snprintf(alt, sizeof(alt), "%.*s", (int)len, p);
+        char *dots = strstr(alt, "..");
+        const char *sep = off ? " or " : "";
+        if (!dots) {
+            off += (size_t)snprintf(out + off, cap - off, "%s%s", sep, alt);
+        } else {
+            *dots = 0;
+            if (!alt[0])
+                off += (size_t)snprintf(out + off, cap - off, "%sat most %s", sep, dots + 2);
+            else if (!dots[2])
+                off += (size_t)snprintf(out + off, cap - off, "%sat least %s", sep, alt);
+            else
+                off +=
+                    (size_t)snprintf(out + off, cap - off, "%sfrom %s to %s", sep, alt, dots + 2);
+        }
+        p = bar ? bar + 1 : p + len;
+    }
+}
+
+/* 1 if val fits the option's type (and range). */
 int tconv_option_value_check(const tconv_option_desc *d, const char *val)
 {
     int b;
@@ -68,9 +114,9 @@ int tconv_option_value_check(const tconv_option_desc *d, const char *val)
     case TCONV_OPT_BOOL:
         return options_bool(val, &b);
     case TCONV_OPT_INT:
-        return options_int(val, &i);
+        return options_int(val, &i) && (!d->choices || options_in_range(d->choices, (double)i));
     case TCONV_OPT_DOUBLE:
-        return options_double(val, &x);
+        return options_double(val, &x) && (!d->choices || options_in_range(d->choices, x));
     case TCONV_OPT_ENUM:
         return options_choice(d->choices, val);
     default:
@@ -122,7 +168,20 @@ int tconv_options_parse(tconv_options *o, const tconv_option_desc *desc, char *c
             return -1;
         }
         if (!tconv_option_value_check(d, val)) {
-            snprintf(err, errcap, "option '%s': '%s' is not %s", name, val, options_type_name(d));
+            int64_t iv;
+            double x;
+            int number = d->type == TCONV_OPT_INT      ? options_int(val, &iv)
+                         : d->type == TCONV_OPT_DOUBLE ? options_double(val, &x)
+                                                       : 0;
+            if (number && d->choices) {
+                char words[256];
+                options_range_words(d->choices, words, sizeof(words));
+                snprintf(err, errcap, "option '%s': %s is out of range; it must be %s", name, val,
+                         words);
+            } else {
+                snprintf(err, errcap, "option '%s': '%s' is not %s", name, val,
+                         options_type_name(d));
+            }
             return -1;
         }
         /* A later -W of the same name overrides an earlier one. */

@@ -24,6 +24,7 @@ struct tconv_run {
     tconv_progress prog;
     tconv_input *in; /* being read, for progress */
     uint64_t done_bytes;
+    uint32_t tried; /* inputs opened to be read: read, failed, of unknown format */
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -255,6 +256,44 @@ static void run_tick(void *user, uint64_t events)
     run_report(r);
 }
 
+/* What a reader named with -r makes of an input's first bytes, taken before it reads them. */
+typedef struct run_misread {
+    int unrecognised; /* its probe scores them 0 */
+    int blank;        /* only blanks: if they are the whole input, it is empty */
+    size_t hlen;
+    const tconv_reader_class *other; /* the reader detection would choose */
+} run_misread;
+
+static void run_misread_note(tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
+                             run_misread *m)
+{
+    *m = (run_misread){0};
+    if (!r->fixed || !rc->probe) return;
+    const unsigned char *head = tconv_input_peek(in, &m->hlen);
+    if (rc->probe(head, m->hlen) > 0) return;
+    m->unrecognised = 1;
+    m->blank = 1;
+    for (size_t i = 0; i < m->hlen && m->blank; i++)
+        m->blank = head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r';
+    m->other = tconv_host_detect(r->host, head, m->hlen, tconv_input_name(in));
+}
+
+/* A reader named with -r that read a whole input without an event and does not recognise its
+ * first bytes was the wrong reader: an empty output would pass for a correct one. */
+static void run_misread_check(tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
+                              const run_misread *m)
+{
+    if (!m->unrecognised || (m->blank && tconv_input_offset(in) <= m->hlen)) return;
+    const char *name = tconv_input_name(in);
+    tconv_error_set(r->ctx, "%s: the %s reader found nothing it recognises in this input", name,
+                    rc->name);
+    if (m->other && m->other != rc)
+        tconv_error_hint(r->ctx, "it looks like %s input: give -r %s, or no -r to detect it",
+                         m->other->name, m->other->name);
+    else
+        tconv_error_hint(r->ctx, "check the input; without -r tconv detects the format");
+}
+
 /* The reader for input i, or NULL (skipped, or an error on the ctx: *fatal says which). */
 static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
                                                  const tconv_input_item *it, int *fatal)
@@ -290,12 +329,40 @@ static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
     return NULL;
 }
 
+/* --keep-going: the input that just failed is left out, its error told now (the run goes on,
+ * and the ctx holds one error at a time). 1 when the run goes on; 0 when it must stop: no
+ * --keep-going, an interrupt, or the caller's mistake, which no other input would fix. */
+static int run_input_failed(tconv_run *r, int usage)
+{
+    tconv_ctx *ctx = r->ctx;
+    if (!r->o.keep_going || usage || tconv_error_is_usage(ctx) ||
+        atomic_load_explicit(&r->interrupt, memory_order_relaxed))
+        return 0;
+    size_t n;
+    const char *const *chain = tconv_error_chain(ctx, &n);
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(chain[i]) + 16;
+    const char *hint = tconv_error_hint_get(ctx);
+    if (hint) len += strlen(hint) + 16;
+    char *text = tconv_xmalloc(len), *p = text;
+    *p = 0;
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s%s", i ? ": " : "", chain[i]);
+    if (hint) sprintf(p, " (%s)", hint);
+    if (r->host->hooks.notice) r->host->hooks.notice(r->host->hooks.user, TCONV_NOTICE_ERROR, text);
+    free(text);
+    tconv_error_clear(ctx);
+    r->stats.inputs_failed++;
+    return 1;
+}
+
 /* Reads every input into the sink; TCONV_FATAL with the error on the ctx. */
 static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
 {
     tconv_ctx *ctx = r->ctx;
     tconv_input_list inputs = {0};
-    tconv_inputs_expand(&inputs, r->o.inputs, r->o.ninputs);
+    tconv_inputs_expand(ctx, &inputs, r->o.inputs, r->o.ninputs);
     r->prog.ninputs = (uint32_t)inputs.n;
     tconv_status st = TCONV_OK;
     char err[1024];
@@ -305,7 +372,21 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_ctx_set_input(ctx, index);
         r->prog.input = index;
         tconv_input *in = tconv_input_open(ctx, it->path, index, r->o.max_input_size);
+        tconv_ctx_set_input_name(ctx, in ? tconv_input_name(in) : it->path);
+        if (!in && it->dir) {
+            /* A folder may hold a file its owner kept to themselves: name it, read the rest. */
+            size_t n;
+            const char *const *chain = tconv_error_chain(ctx, &n);
+            tconv_warning_add(ctx, "core.unreadable", "%s (in '%s'); skipped",
+                              n ? chain[n - 1] : it->path, it->dir);
+            tconv_error_clear(ctx);
+            r->prog.inputs_done++;
+            continue;
+        }
         if (!in) {
+            r->prog.inputs_done++;
+            r->tried++;
+            if (run_input_failed(r, 0)) continue;
             st = TCONV_FATAL;
             break;
         }
@@ -314,11 +395,15 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         if (!rc) {
             tconv_input_close(in);
             r->prog.inputs_done++;
-            if (fatal) st = TCONV_FATAL;
+            if (fatal) {
+                r->tried++;
+                if (!run_input_failed(r, 0)) st = TCONV_FATAL;
+            }
             continue;
         }
         r->stats.inputs++;
         tconv_inputinfo_set_name(ctx, index, tconv_input_name(in));
+        r->tried++;
         tconv_options ro;
         if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
             tconv_error_usage(ctx, "reader %s: %s", rc->name, err);
@@ -331,10 +416,35 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_note(ctx, "reading '%s' with the %s reader", tconv_input_name(in), rc->name);
         r->in = in;
         run_report(r);
+        run_misread mis;
+        run_misread_note(r, in, rc, &mis);
+        uint64_t events_before = tconv_sink_accepted(sink);
+        /* --keep-going: what the input changes is held or remembered, so that a failure can
+         * leave it out whole (its events staged in the sink, its tracks and sample types). */
+        uint32_t ntracks = tconv_track_count(ctx);
+        tconv_stypes_saved types = {0};
+        if (r->o.keep_going) {
+            tconv_sampletypes_save(ctx, &types);
+            tconv_sink_stage_begin(sink);
+        }
         st = rc->read(ctx, in, &ro, sink);
+        if (st == TCONV_OK && tconv_sink_accepted(sink) == events_before) {
+            run_misread_check(r, in, rc, &mis);
+            if (tconv_error_pending(ctx)) st = TCONV_FATAL;
+        }
+        if (st != TCONV_OK && tconv_error_is_usage(ctx)) *usage = 1;
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",
                             tconv_input_name(in), rc->name);
+        if (r->o.keep_going && st == TCONV_OK) {
+            tconv_sampletypes_saved_free(&types);
+            st = tconv_sink_stage_commit(sink); /* a failure now is the writer's: the run's */
+        } else if (r->o.keep_going) {
+            tconv_sink_stage_discard(sink);
+            tconv_track_truncate(ctx, ntracks);
+            tconv_sampletypes_restore(ctx, &types);
+            if (run_input_failed(r, *usage)) st = TCONV_OK;
+        }
         r->done_bytes += tconv_input_raw_offset(in);
         r->stats.bytes_read += tconv_input_raw_offset(in);
         r->stats.bytes_plain += tconv_input_offset(in);
@@ -345,7 +455,10 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         tconv_options_free(&ro);
         tconv_input_close(in);
     }
-    if (st == TCONV_OK && r->stats.inputs == 0) {
+    if (st == TCONV_OK && r->stats.inputs_failed && r->stats.inputs_failed == r->tried) {
+        tconv_error_set(ctx, "%u of %u inputs failed; nothing was written", r->tried, r->tried);
+        st = TCONV_FATAL;
+    } else if (st == TCONV_OK && r->stats.inputs == 0) {
         /* Only directories were given, and nothing in them could be read. */
         tconv_error_set(ctx, "no file under '%s' is in a format tconv can read",
                         r->o.ninputs ? r->o.inputs[0] : "-");
@@ -380,7 +493,7 @@ static tconv_outcome run_convert(tconv_run *r)
         if (!tconv_error_pending(ctx))
             tconv_error_set(ctx, "the %s writer failed to start", wc->name);
         tconv_output_close(out);
-        return TCONV_FAILED;
+        return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
     }
     tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
     tconv_sink_set_progress(sink, run_tick, r);
@@ -399,6 +512,13 @@ static tconv_outcome run_convert(tconv_run *r)
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
+    if (st == TCONV_OK && r->stats.inputs_failed) {
+        /* Written, and still a failure: the output lacks what the failed inputs held. */
+        tconv_error_set(ctx, "%u of %u inputs failed; the output holds the other %u",
+                        r->stats.inputs_failed, r->tried, r->tried - r->stats.inputs_failed);
+        tconv_output_close(out);
+        return TCONV_PARTIAL;
+    }
     tconv_output_close(out); /* removes the temporary file or directory if not committed */
     if (st == TCONV_OK) return TCONV_DONE;
     if (atomic_load(&r->interrupt)) return TCONV_INTERRUPTED;

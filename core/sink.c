@@ -1,12 +1,28 @@
 /* The sink: where readers push events. It normalises each event (struct size, sequence number,
  * input index), keeps the track table and trace bounds current, and routes the event to the
- * writer either directly or through the ordering and stack stages the writer asked for. */
+ * writer either directly or through the ordering and stack stages the writer asked for.
+ *
+ * A push is checked in full before it is routed: whatever is wrong with the event or with its
+ * input (an unknown string id, sample types that differ from the other inputs') is found then.
+ * That split lets --keep-going hold an input's checked events and route them only once the input
+ * has been read to its end: a failed input reaches neither the stages nor the writer. */
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
 
 enum { SINK_DIRECT, SINK_ORDERED, SINK_STACKS };
+
+/* --keep-going: one input's accepted events, held until it is read to its end. */
+typedef struct sink_stage {
+    tconv_event *ev;
+    size_t n, cap;
+    tconv_arena data; /* args, frames and values of the staged events */
+    /* the sink as the input found it */
+    int have_spans, have_samples, had_sample_types, had_span_from;
+    uint32_t sample_last;
+    uint32_t ntracks; /* tracks before the input: the input's own come after */
+} sink_stage;
 
 struct tconv_sink {
     tconv_ctx *ctx;
@@ -21,6 +37,15 @@ struct tconv_sink {
     uint64_t dropped[TCONV_EV_KIND_MAX];
     uint64_t not_work[TCONV_ROLE_MAX]; /* spans left out of self time, by role */
     int have_spans, have_samples;
+    /* One output holds one set of sample types: those of the first input whose samples reached
+     * the writer, as text ("samples/count, cycles/count"), checked again at each new input's
+     * first sample; and in stack mode, the first input with spans, whose samples are self
+     * times. An input that would mix units is refused, never silently summed. */
+    uint32_t sample_input, sample_last, span_input;
+    char *sample_from, *sample_types, *span_from;
+    sink_stage *stage; /* --keep-going: the input being read, held (see below) */
+    uint64_t accepted; /* events pushed that passed the checks, staged or not */
+    int staging;
     void (*progress)(void *user, uint64_t events);
     void *progress_user;
 };
@@ -59,6 +84,14 @@ void tconv_sink_free(tconv_sink *s)
     if (!s) return;
     tconv_order_free(s->order);
     tconv_gpu_free(s->gpu);
+    free(s->sample_from);
+    free(s->sample_types);
+    free(s->span_from);
+    if (s->stage) {
+        free(s->stage->ev);
+        tconv_arena_free(&s->stage->data);
+        free(s->stage);
+    }
     free(s);
 }
 
@@ -106,12 +139,112 @@ static void sink_note_not_work(const tconv_sink *s)
                      total == 1 ? "its" : "their", msg);
 }
 
+/* "samples/count, wall/nanoseconds" */
+static char *sink_types_text(const tconv_sample_type *t, size_t n)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(t[i].type ? t[i].type : "") + strlen(t[i].unit ? t[i].unit : "") + 3;
+    char *s = tconv_xmalloc(len + 16), *p = s;
+    if (!n) return strcpy(s, "no declared types");
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s%s/%s", i ? ", " : "", t[i].type ? t[i].type : "",
+                     t[i].unit ? t[i].unit : "");
+    return s;
+}
+
+static const char *sink_input_name(const tconv_ctx *ctx)
+{
+    return ctx->input_name ? ctx->input_name : "<input>";
+}
+
+/* In stack mode: spans of one input and samples of another can share an output only when the
+ * samples already carry what spans become (count, self time). */
+static tconv_status sink_check_spans(tconv_sink *s)
+{
+    if (!s->have_spans || !s->sample_types || s->span_input == s->sample_input) return TCONV_OK;
+    char *spans = s->gpu ? sink_types_text(tconv_gpu_sample_types, 3)
+                         : sink_types_text(tconv_stack_sample_types, 2);
+    tconv_status st = TCONV_OK;
+    if (strcmp(spans, s->sample_types) != 0) {
+        tconv_error_set(s->ctx,
+                        "input '%s' has spans, which the %s writer gets as samples of %s, and "
+                        "input '%s' has stack samples of %s: one output cannot hold both "
+                        "without mixing units",
+                        s->span_from, s->wc->name, spans, s->sample_from, s->sample_types);
+        const tconv_ctx *ctx = s->ctx;
+        if (s->sample_input < ctx->nlaunch_tol && ctx->launch_tol[s->sample_input] >= 0)
+            tconv_error_hint(s->ctx, "these are stacks sampled at GPU launch calls: to charge "
+                                     "the trace's GPU time to them, ask the writer with -W "
+                                     "value=gpu (folded) or -W gpu=attribute (pprof)");
+        else
+            tconv_error_hint(s->ctx, "convert them separately");
+        st = TCONV_FATAL;
+    }
+    free(spans);
+    return st;
+}
+
+/* The first sample of an input: its sample types must be those of the samples before it. */
+static tconv_status sink_check_samples(tconv_sink *s, const tconv_event *e)
+{
+    tconv_ctx *ctx = s->ctx;
+    size_t n = 0;
+    const tconv_sample_type *t = tconv_sampletypes_get(ctx, &n, NULL);
+    char *types = sink_types_text(t, n);
+    s->sample_last = e->input;
+    if (!s->sample_types) {
+        s->sample_types = types;
+        s->sample_input = e->input;
+        s->sample_from = tconv_xstrdup(sink_input_name(ctx));
+        return sink_check_spans(s);
+    }
+    tconv_status st = TCONV_OK;
+    if (strcmp(types, s->sample_types) != 0) {
+        tconv_error_set(ctx,
+                        "inputs '%s' and '%s' have different sample types (%s; %s): one output "
+                        "cannot hold both without mixing units",
+                        s->sample_from, sink_input_name(ctx), s->sample_types, types);
+        tconv_error_hint(ctx, "convert them separately");
+        st = TCONV_FATAL;
+    }
+    free(types);
+    return st;
+}
+
 static int sink_is_flow(unsigned kind)
 {
     return kind == TCONV_EV_FLOW_START || kind == TCONV_EV_FLOW_STEP || kind == TCONV_EV_FLOW_END;
 }
 
-TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
+/* The first string id of the event that the string table never gave out, or NULL. Writers key
+ * tables by id (a folded writer's frame tree, OTF2's region table), so one invalid id from an
+ * out-of-tree plugin would make them index past their tables or never find a match. */
+static const char *sink_bad_string(const tconv_ctx *ctx, const tconv_event *e, tconv_str *id)
+{
+    const uint32_t n = tconv_string_count(ctx);
+    const tconv_str fields[] = {e->name, e->cat, e->key, e->unit, e->text};
+    static const char *const what[] = {"name", "cat", "key", "unit", "text"};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (fields[i] >= n) return *id = fields[i], what[i];
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        const tconv_arg *a = &e->args[i];
+        if (a->key >= n) return *id = a->key, "arg key";
+        if ((a->type == TCONV_ARG_STRING || a->type == TCONV_ARG_JSON) && a->v.s >= n)
+            return *id = a->v.s, "arg value";
+    }
+    for (uint32_t i = 0; i < e->nframes; i++) {
+        const tconv_frame *f = &e->frames[i];
+        if (f->name >= n || f->module >= n || f->file >= n)
+            return *id = f->name >= n ? f->name : f->module >= n ? f->module : f->file, "frame";
+    }
+    return NULL;
+}
+
+/* Checks and normalises what a reader pushed into *e, with every check that is about the
+ * input rather than the writer (string ids, sample types), so that an event staged for
+ * --keep-going that passes here fails no later for its input's sake. TCONV_RECORD: skip it. */
+static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_event *out)
 {
     tconv_ctx *ctx = s->ctx;
     tconv_event e = TCONV_EVENT_INIT;
@@ -148,12 +281,48 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
                           (long long)e.ts, (long long)e.dur);
         return TCONV_RECORD;
     }
+    tconv_str bad_id;
+    const char *bad = sink_bad_string(ctx, &e, &bad_id);
+    if (bad) {
+        tconv_error_set(ctx,
+                        "a reader pushed a %s event whose %s is string id %u, which does not "
+                        "exist (%u strings); get ids from tconv_string_intern",
+                        tconv_event_kind_name(e.kind), bad, bad_id, tconv_string_count(ctx));
+        return TCONV_FATAL;
+    }
+    e.input = ctx->input;
+    /* Readers look track names up as they go (to push a name only when it changes). */
+    if (e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
+    /* Launch stacks under GPU attribution never reach the writer as samples. */
+    int launch = s->gpu && e.kind == TCONV_EV_SAMPLE && e.input < ctx->nlaunch_tol &&
+                 ctx->launch_tol[e.input] >= 0;
+    if (e.kind == TCONV_EV_SAMPLE && !launch && (!s->sample_types || e.input != s->sample_last) &&
+        sink_check_samples(s, &e) != TCONV_OK)
+        return TCONV_FATAL;
+    if (sink_is_span(e.kind) && !s->have_spans && s->mode == SINK_STACKS) {
+        s->have_spans = 1;
+        s->span_input = e.input;
+        s->span_from = tconv_xstrdup(sink_input_name(ctx));
+        if (sink_check_spans(s) != TCONV_OK) return TCONV_FATAL;
+    }
+    if (sink_is_span(e.kind)) s->have_spans = 1;
+    if (e.kind == TCONV_EV_SAMPLE && !launch) s->have_samples = 1;
+    *out = e;
+    return TCONV_OK;
+}
+
+/* An accepted event into the stages or the writer; replay: it was held by the stage, and its
+ * metadata is applied again. */
+static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
+{
+    tconv_ctx *ctx = s->ctx;
+    tconv_event e = *ev;
+    if (replay && e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
     e.seq = s->seq++;
     if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {
         if (tconv_ctx_interrupted(ctx)) return TCONV_FATAL;
         if (s->progress) s->progress(s->progress_user, e.seq);
     }
-    e.input = ctx->input;
     if (e.kind != TCONV_EV_METADATA) {
         tconv_ctx_note_time(ctx, e.ts);
         if (e.kind == TCONV_EV_COMPLETE && e.dur > 0) tconv_ctx_note_time(ctx, e.ts + e.dur);
@@ -171,8 +340,6 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
     if (ctx->selection.steps) tconv_selection_note_span(ctx, &ctx->selection, &e);
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
     if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
-    if (sink_is_span(e.kind)) s->have_spans = 1;
-    if (e.kind == TCONV_EV_SAMPLE) s->have_samples = 1;
 
     /* Not work of the thread they sit on: the profiler's window would be a third of every
      * profile, async spans would count overlapping time many times. Only whole spans and
@@ -187,7 +354,8 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
         if (s->gpu) tconv_gpu_note_span(s->gpu, &e); /* the correlation id, before it is dropped */
         return tconv_order_add(s->order, &e);
     }
-    /* GPU attribution follows flows from launches to GPU work: they too go through the stages. */
+    /* GPU attribution follows flows from launches to GPU work: they too go through the stages.
+     */
     if (s->gpu && sink_is_flow(e.kind)) return tconv_order_add(s->order, &e);
     if (!(s->accepts & TCONV_KIND_BIT(e.kind))) {
         s->dropped[e.kind]++;
@@ -197,6 +365,90 @@ TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
     if ((s->wc->flags & TCONV_WRITER_ORDERED) && e.kind != TCONV_EV_METADATA)
         return tconv_order_add(s->order, &e);
     return s->wc->event(s->ws, &e);
+}
+
+/* ---- staging, for --keep-going: an input's events reach the stages only once it was read to
+ * its end; a failed input's are dropped, with what they changed in the sink. */
+void tconv_sink_stage_begin(tconv_sink *s)
+{
+    if (!s->stage) s->stage = tconv_xcalloc(1, sizeof(*s->stage));
+    sink_stage *st = s->stage;
+    st->have_spans = s->have_spans;
+    st->have_samples = s->have_samples;
+    st->had_sample_types = s->sample_types != NULL;
+    st->had_span_from = s->span_from != NULL;
+    st->sample_last = s->sample_last;
+    st->ntracks = tconv_track_count(s->ctx);
+    s->staging = 1;
+}
+
+static tconv_status sink_stage_add(tconv_sink *s, const tconv_event *e)
+{
+    sink_stage *st = s->stage;
+    if (((st->n + 1) & (SINK_PROGRESS_EVERY - 1)) == 0) {
+        if (tconv_ctx_interrupted(s->ctx)) return TCONV_FATAL;
+        if (s->progress) s->progress(s->progress_user, s->seq + st->n);
+    }
+    TCONV_GROW(st->ev, st->cap, st->n + 1);
+    tconv_event *c = &st->ev[st->n++];
+    *c = *e;
+    c->args = e->nargs ? tconv_arena_dup(&st->data, e->args, e->nargs * sizeof(*e->args)) : NULL;
+    c->frames =
+        e->nframes ? tconv_arena_dup(&st->data, e->frames, e->nframes * sizeof(*e->frames)) : NULL;
+    c->values =
+        e->nvalues ? tconv_arena_dup(&st->data, e->values, e->nvalues * sizeof(*e->values)) : NULL;
+    return TCONV_OK;
+}
+
+static void sink_stage_clear(tconv_sink *s)
+{
+    sink_stage *st = s->stage;
+    st->n = 0;
+    tconv_arena_free(&st->data);
+    s->staging = 0;
+}
+
+tconv_status tconv_sink_stage_commit(tconv_sink *s)
+{
+    sink_stage *st = s->stage;
+    tconv_status res = TCONV_OK;
+    tconv_track_forget_names(s->ctx, st->ntracks);
+    for (size_t i = 0; i < st->n && res != TCONV_FATAL; i++)
+        res = sink_route(s, &st->ev[i], 1);
+    sink_stage_clear(s);
+    return res == TCONV_FATAL ? TCONV_FATAL : TCONV_OK;
+}
+
+void tconv_sink_stage_discard(tconv_sink *s)
+{
+    sink_stage *st = s->stage;
+    s->have_spans = st->have_spans;
+    s->have_samples = st->have_samples;
+    s->sample_last = st->sample_last;
+    if (!st->had_sample_types) {
+        free(s->sample_types);
+        free(s->sample_from);
+        s->sample_types = s->sample_from = NULL;
+    }
+    if (!st->had_span_from) {
+        free(s->span_from);
+        s->span_from = NULL;
+    }
+    sink_stage_clear(s);
+}
+
+uint64_t tconv_sink_accepted(const tconv_sink *s)
+{
+    return s->accepted;
+}
+
+TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
+{
+    tconv_event e;
+    tconv_status st = sink_accept(s, in, &e);
+    if (st != TCONV_OK) return st;
+    s->accepted++;
+    return s->staging ? sink_stage_add(s, &e) : sink_route(s, &e, 0);
 }
 
 static tconv_status sink_emit(void *user, const tconv_event *ev)

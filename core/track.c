@@ -108,6 +108,36 @@ void tconv_tracktab_free(tconv_tracktab *t)
     memset(t, 0, sizeof(*t));
 }
 
+void tconv_track_truncate(tconv_ctx *ctx, uint32_t n)
+{
+    tconv_tracktab *t = &ctx->tracks;
+    if (n >= t->n) return;
+    t->n = n;
+    /* Open addressing cannot delete in place: both tables are built again from what stays. */
+    size_t mask = t->nslots - 1;
+    memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+    for (uint32_t id = 0; id < n; id++) {
+        const tconv_track *k = &t->tracks[id];
+        size_t i = track_hash(k->input, k->pid, k->tid) & mask;
+        while (t->slots[i])
+            i = (i + 1) & mask;
+        t->slots[i] = id + 1;
+    }
+    if (t->nproc_slots) memset(t->proc_slots, 0, t->nproc_slots * sizeof(*t->proc_slots));
+    t->nprocs = 0;
+    for (uint32_t id = 0; id < n; id++)
+        track_proc_link(t, id);
+}
+
+void tconv_track_forget_names(tconv_ctx *ctx, uint32_t from)
+{
+    for (size_t id = from; id < ctx->tracks.n; id++) {
+        tconv_track *k = &ctx->tracks.tracks[id];
+        k->process_name = k->thread_name = 0;
+        k->process_sort = k->thread_sort = 0;
+    }
+}
+
 TCONV_API uint32_t tconv_track_get(tconv_ctx *ctx, tconv_str pid, tconv_str tid)
 {
     tconv_tracktab *t = &ctx->tracks;

@@ -50,6 +50,12 @@ static void cli_print_options(const tconv_option_desc *o, const char *flag)
                            : o->type == TCONV_OPT_DOUBLE ? "number"
                            : o->type == TCONV_OPT_ENUM   ? o->choices
                                                          : "text";
+        char typed[64];
+        /* A number's range (choices of an int or number option), as the plugin wrote it. */
+        if ((o->type == TCONV_OPT_INT || o->type == TCONV_OPT_DOUBLE) && o->choices) {
+            snprintf(typed, sizeof(typed), "%s %s", type, o->choices);
+            type = typed;
+        }
         printf("    %-14s %-12s %s", o->name, type, o->help ? o->help : "");
         if (o->default_value) printf(" (default: %s)", o->default_value);
         printf("\n");

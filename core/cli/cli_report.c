@@ -138,15 +138,18 @@ void cli_progress_erase(void)
 static void cli_notice(void *user, tconv_notice_level level, const char *text)
 {
     (void)user;
-    int shown = level == TCONV_NOTICE_WARNING || level == TCONV_NOTICE_NOTE ? cli_verbosity >= 0
-                : level == TCONV_NOTICE_INFO                                ? cli_verbosity > 0
+    /* An input's error is shown as every error is, -q or not. */
+    int shown = level == TCONV_NOTICE_ERROR                                   ? 1
+                : level == TCONV_NOTICE_WARNING || level == TCONV_NOTICE_NOTE ? cli_verbosity >= 0
+                : level == TCONV_NOTICE_INFO                                  ? cli_verbosity > 0
                                              : cli_verbosity >= 0 && getenv("TCONV_DEBUG");
     if (!shown) return;
     cli_progress_erase();
-    cli_say(level == TCONV_NOTICE_WARNING ? "warning: "
-            : level == TCONV_NOTICE_NOTE  ? "note: "
-            : level == TCONV_NOTICE_DEBUG ? "debug: "
-                                          : "",
+    cli_say(level == TCONV_NOTICE_ERROR     ? "error: "
+            : level == TCONV_NOTICE_WARNING ? "warning: "
+            : level == TCONV_NOTICE_NOTE    ? "note: "
+            : level == TCONV_NOTICE_DEBUG   ? "debug: "
+                                            : "",
             text);
 }
 

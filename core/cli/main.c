@@ -14,7 +14,7 @@ typedef struct cli_args {
     const char *reader, *writer, *output;
     char **ropts, **wopts, **plugin_paths;
     size_t nropts, nwopts, npaths;
-    int force, list, help, version, quiet, verbose, strict, stats, all_spans;
+    int force, list, help, version, quiet, verbose, strict, stats, all_spans, keep_going;
     uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
     const char *window, *steps, *step_name, *input;
@@ -25,7 +25,7 @@ typedef struct cli_args {
 static void cli_usage(FILE *f)
 {
     fputs("usage: tconv [-r READER] [-w WRITER] [-o OUT] [-R key=val]... [-W key=val]...\n"
-          "             [--force] [INPUT...]\n"
+          "             [--force] [--keep-going] [INPUT...]\n"
           "       tconv --list | --help-plugin NAME | --help | --version\n"
           "\n"
           "Convert traces and profiles between formats. INPUT absent or '-' reads stdin;\n"
@@ -52,6 +52,9 @@ static void cli_usage(FILE *f)
           "      --strict          malformed records are errors, not counted warnings\n"
           "                        (for readers with a 'strict' option)\n"
           "      --force           replace an existing non-empty output directory\n"
+          "      --keep-going      with several inputs or a directory: report an input that\n"
+          "                        fails, leave it out whole, and write the output from the\n"
+          "                        rest (then 'N of M inputs failed', exit 1)\n"
           "      --plugin-path DIR search DIR for plugins (repeatable)\n"
           "      --max-input-bytes N  stop when a gzip input decompresses past N bytes\n"
           "                        (suffixes K M G T; default 64G; 0: no limit)\n"
@@ -142,7 +145,8 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         O_WINDOW,
         O_STEPS,
         O_STEP_NAME,
-        O_INPUT
+        O_INPUT,
+        O_KEEP_GOING
     };
     static const struct option longopts[] = {
         {"reader", required_argument, 0, 'r'},
@@ -160,6 +164,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
         {"max-input-bytes", required_argument, 0, O_MAX_INPUT},
         {"stats", no_argument, 0, O_STATS},
+        {"keep-going", no_argument, 0, O_KEEP_GOING},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, 'V'},
@@ -227,6 +232,9 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         case O_STATS:
             a->stats = 1;
             break;
+        case O_KEEP_GOING:
+            a->keep_going = 1;
+            break;
         case O_MAX_INPUT:
             if (cli_parse_size(optarg, &a->max_input) < 0)
                 return cli_usage_error("--max-input-bytes: '%s' is not a size (like 500M, 64G, "
@@ -283,6 +291,7 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     }
     o.verbosity = a->quiet ? -1 : a->verbose;
     o.max_input_size = a->max_input;
+    o.keep_going = a->keep_going;
     int from_stdin = !a->ninputs;
     for (size_t i = 0; i < a->ninputs; i++)
         from_stdin |= strcmp(a->inputs[i], "-") == 0;
@@ -296,7 +305,7 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     tconv_outcome res = tconv_run_execute(r);
     cli_signal_run_done();
     cli_progress_erase();
-    int sig = res == TCONV_DONE ? 0 : cli_signal_caught();
+    int sig = res == TCONV_DONE || res == TCONV_PARTIAL ? 0 : cli_signal_caught();
     tconv_ctx *ctx = tconv_run_ctx(r);
     if (a->verbose && res != TCONV_USAGE) {
         tconv_run_stats st = {.struct_size = sizeof(st)};

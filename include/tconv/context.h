@@ -73,6 +73,10 @@ void tconv_error_at(tconv_ctx *ctx, const char *name, uint64_t offset, const cha
 /* Add an outer message: the current error becomes its cause. */
 void tconv_error_wrap(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 int tconv_error_pending(const tconv_ctx *ctx);
+/* Same as tconv_error_set, for the user's mistake rather than the input's: an option value the
+ * descriptor cannot rule out (start after end, a malformed duration). The run ends with a usage
+ * error (exit 2). */
+void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 /* Messages outermost first; count in *n. */
 const char *const *tconv_error_chain(const tconv_ctx *ctx, size_t *n);
 /* Clears the chain and its hint. */

@@ -38,7 +38,8 @@ typedef enum tconv_notice_level {
     TCONV_NOTICE_WARNING = 1, /* something was skipped: a plugin that cannot be loaded */
     TCONV_NOTICE_NOTE,        /* a choice the user should know of: spans left out of self time */
     TCONV_NOTICE_INFO,        /* what -v prints: readers chosen, stage sizes, throughput */
-    TCONV_NOTICE_DEBUG        /* shadowed plugins and the like */
+    TCONV_NOTICE_DEBUG,       /* shadowed plugins and the like */
+    TCONV_NOTICE_ERROR        /* an input failed and was skipped (keep_going): its error */
 } tconv_notice_level;
 
 /* Where a run is: given every few thousand events and when an input starts or ends. */
@@ -131,6 +132,11 @@ typedef struct tconv_run_opts {
     const char *step_name;
     int only_input; /* nonzero: read everything, keep only the events of input `input` */
     uint32_t input; /* 0-based, in the order inputs are listed (directories expanded) */
+    /* With several inputs (or a directory): an input that fails is reported through the notice
+     * hook (TCONV_NOTICE_ERROR) and left out, whole: the events it pushed are held until it is
+     * read to its end, and dropped. The output is written from the rest, and execute returns
+     * TCONV_PARTIAL. Costs the memory of one input's events. */
+    int keep_going;
 } tconv_run_opts;
 
 #define TCONV_RUN_OPTS_INIT                                                                        \
@@ -144,6 +150,8 @@ typedef enum tconv_outcome {
     TCONV_FAILED = 1,      /* the conversion failed; no output was written or replaced */
     TCONV_USAGE = 2,       /* the options cannot work (unknown writer, bad option, ...) */
     TCONV_INTERRUPTED = 3, /* tconv_run_interrupt was called; nothing was written */
+    TCONV_PARTIAL = 4,     /* keep_going: some inputs failed; the output holds the others (the
+                              error on the ctx says how many); a program exits 1 */
 } tconv_outcome;
 
 /* A run of opts (copied) with the host's plugins. Nothing is read or written until execute. */
@@ -160,11 +168,12 @@ void tconv_run_interrupt(tconv_run *r);
 /* What the run did, for reports. */
 typedef struct tconv_run_stats {
     size_t struct_size;
-    uint64_t events;      /* pushed by the readers */
-    uint64_t bytes_read;  /* from the input files (compressed) */
-    uint64_t bytes_plain; /* after decompression */
-    uint32_t inputs;      /* read */
-    double seconds;       /* wall time of execute */
+    uint64_t events;        /* pushed by the readers */
+    uint64_t bytes_read;    /* from the input files (compressed) */
+    uint64_t bytes_plain;   /* after decompression */
+    uint32_t inputs;        /* read */
+    double seconds;         /* wall time of execute */
+    uint32_t inputs_failed; /* keep_going: inputs left out because they failed */
 } tconv_run_stats;
 void tconv_run_get_stats(const tconv_run *r, tconv_run_stats *st);
 void tconv_run_free(tconv_run *r);

@@ -42,7 +42,9 @@ typedef struct tconv_option_desc {
     const char *name;
     int type;                  /* tconv_option_type */
     const char *default_value; /* as text; NULL means unset */
-    const char *choices;       /* ENUM only */
+    /* ENUM: the values, "a|b|c". INT, DOUBLE: NULL, or the range, alternatives "N", "A..B",
+     * "A.." or "..B" joined with '|' ("0|8.."); a value outside is a usage error. */
+    const char *choices;
     const char *help;
 } tconv_option_desc;
 

@@ -30,6 +30,8 @@ int chrome_probe(const unsigned char *buf, size_t len)
     if (buf[i] == '[') {
         i = chrome_skip_ws(buf, len, i + 1);
         if (i >= len) return 30; /* "[" alone: a trace stopped before its first event */
+        /* "[]": a trace without events, valid and empty */
+        if (buf[i] == ']' && chrome_skip_ws(buf, len, i + 1) >= len) return 30;
         if (buf[i] != '{') return 0;
         return has_ph ? 95 : 30;
     }

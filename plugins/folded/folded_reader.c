@@ -73,14 +73,16 @@ static int folded_reader_digits(const char *s, size_t n)
     return 1;
 }
 
-/* "stack COUNT": the count is the last blank-separated word, the stack everything before. */
+/* "stack COUNT": the count is the last blank-separated word, the stack everything before.
+ * 1, 0 when the line is not one, or folded_value_parse's refusal of the count. */
 static int folded_reader_plain(const char *s, size_t n, folded_span *stack, int64_t *mant, int *dec)
 {
     size_t sp = n;
     while (sp && !folded_reader_ws(s[sp - 1]))
         sp--;
     if (!sp) return 0;
-    if (!folded_value_parse(s + sp, n - sp, mant, dec)) return 0;
+    int ok = folded_value_parse(s + sp, n - sp, mant, dec);
+    if (ok <= 0) return ok;
     /* only the one blank before the count separates: a frame may end in blanks (perf writes
      * a frame named " " for an address without symbol) */
     size_t e = sp - 1;
@@ -170,15 +172,15 @@ static uint32_t folded_reader_split(folded_reader *r, folded_span st)
 static void folded_reader_bad(folded_reader *r, const char *line, size_t n, const char *expect)
 {
     if (r->lenient) {
-        tconv_warning_add(r->ctx, "folded.bad-line",
-                          "%s: line %llu: expected %s; line skipped: %.*s", tconv_input_name(r->in),
-                          (unsigned long long)r->src.line, expect, (int)(n > 80 ? 80 : n), line);
+        tconv_warning_add(r->ctx, "folded.bad-line", "%s:%llu: expected %s; line skipped: %.*s",
+                          tconv_input_name(r->in), (unsigned long long)r->src.line, expect,
+                          (int)(n > 80 ? 80 : n), line);
         return;
     }
-    tconv_error_at(r->ctx, tconv_input_name(r->in), r->src.start,
-                   "line %llu: expected %s, got: %.*s%s (use -R lenient=true to skip such lines)",
-                   (unsigned long long)r->src.line, expect, (int)(n > 80 ? 80 : n), line,
-                   n > 80 ? "..." : "");
+    /* A line-oriented format: the position is the line, as compilers print it. */
+    tconv_error_at(r->ctx, tconv_input_name(r->in), r->src.line,
+                   "expected %s, got: %.*s%s (use -R lenient=true to skip such lines)", expect,
+                   (int)(n > 80 ? 80 : n), line, n > 80 ? "..." : "");
 }
 
 static tconv_status folded_reader_push(folded_reader *r, const uint32_t *ids, uint32_t n,
@@ -212,8 +214,8 @@ static tconv_status folded_reader_add_plain(folded_reader *r, folded_span st, in
     if (folded_stacks_add(r->stacks, r->ids, k, v) < 0) goto overflow;
     return TCONV_OK;
 overflow:
-    tconv_error_at(r->ctx, tconv_input_name(r->in), r->src.start,
-                   "line %llu: counts add up beyond 64-bit range", (unsigned long long)r->src.line);
+    tconv_error_at(r->ctx, tconv_input_name(r->in), r->src.line,
+                   "counts add up beyond 64-bit range");
     return TCONV_FATAL;
 }
 
@@ -312,8 +314,13 @@ static tconv_status folded_reader_loop(folded_reader *r)
         folded_span st;
         int64_t mant;
         int dec;
-        if (!folded_reader_plain(line, n, &st, &mant, &dec)) {
-            folded_reader_bad(r, line, n, "'frame;frame;... COUNT'");
+        int ok = folded_reader_plain(line, n, &st, &mant, &dec);
+        if (ok <= 0) {
+            folded_reader_bad(r, line, n,
+                              ok == FOLDED_VALUE_TOO_BIG ? "a COUNT within 64-bit range"
+                              : ok == FOLDED_VALUE_TOO_FINE
+                                  ? "a COUNT with at most 9 decimals (tconv keeps counts exact)"
+                                  : "'frame;frame;... COUNT'");
             if (r->lenient) continue;
             return TCONV_FATAL;
         }
@@ -357,7 +364,8 @@ static tconv_status folded_reader_read(tconv_ctx *ctx, tconv_input *in, const tc
     const char *tol = tconv_option_get_string(o, "tolerance");
     r.tolerance = folded_reader_duration(tol);
     if (r.tolerance < 0) {
-        tconv_error_set(ctx, "folded: tolerance=%s is not a duration (like 1500, 200us, 2ms)", tol);
+        tconv_error_usage(ctx, "folded: tolerance=%s is not a duration (like 1500, 200us, 2ms)",
+                          tol);
         return TCONV_FATAL;
     }
     if (r.format == FOLDED_EXTENDED) folded_reader_extended_start(&r);
@@ -392,7 +400,7 @@ static int folded_reader_probe(const unsigned char *buf, size_t len)
         int d;
         if (folded_reader_extended(line, n, &x)) {
             good++;
-        } else if (folded_reader_plain(line, n, &st, &m, &d)) {
+        } else if (folded_reader_plain(line, n, &st, &m, &d) != 0) {
             /* a stack needs a ';' somewhere to look like one */
             good += memchr(st.p, ';', st.n) ? 1 : 0;
             if (!memchr(st.p, ';', st.n) && !good) return 20;

@@ -16,7 +16,7 @@ int64_t folded_value_pow10(int k)
 int folded_value_parse(const char *s, size_t n, int64_t *mant, int *decimals)
 {
     int64_t m = 0;
-    int digits = 0, dec = 0, seen_dot = 0;
+    int digits = 0, dec = 0, seen_dot = 0, fine = 0, big = 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (c == '.') {
@@ -25,16 +25,24 @@ int folded_value_parse(const char *s, size_t n, int64_t *mant, int *decimals)
             continue;
         }
         if (c < '0' || c > '9') return 0;
+        digits++;
         if (seen_dot) {
-            /* digits beyond the precision tconv keeps are dropped (truncated) */
-            if (dec >= FOLDED_VALUE_MAX_DECIMALS) continue;
+            /* Zeros past the precision tconv keeps change nothing; any other digit would be
+             * lost, and a count is exact or refused. */
+            if (dec >= FOLDED_VALUE_MAX_DECIMALS) {
+                fine |= c != '0';
+                continue;
+            }
             dec++;
         }
-        if (m > (INT64_MAX - (c - '0')) / 10) return 0;
-        m = m * 10 + (c - '0');
-        digits++;
+        if (m > (INT64_MAX - (c - '0')) / 10)
+            big = 1;
+        else
+            m = m * 10 + (c - '0');
     }
     if (!digits) return 0;
+    if (big) return FOLDED_VALUE_TOO_BIG;
+    if (fine) return FOLDED_VALUE_TOO_FINE;
     *mant = m;
     *decimals = dec;
     return 1;

@@ -7,8 +7,11 @@
 #include <stdint.h>
 
 enum { FOLDED_VALUE_MAX_DECIMALS = 9 };
+enum { FOLDED_VALUE_TOO_BIG = -1, FOLDED_VALUE_TOO_FINE = -2 };
 
-/* Parse "123", "12.5", "6." or ".5" into mantissa and number of decimals. 0 if not a count. */
+/* Parse "123", "12.5", "6." or ".5" into mantissa and number of decimals: 1. 0 if not a count;
+ * a count that cannot be kept exactly is FOLDED_VALUE_TOO_BIG (beyond int64) or
+ * FOLDED_VALUE_TOO_FINE (a nonzero digit past FOLDED_VALUE_MAX_DECIMALS decimals). */
 int folded_value_parse(const char *s, size_t n, int64_t *mant, int *decimals);
 /* The decimals encoded in a unit "count*1e-N", else 0. */
 int folded_value_unit_decimals(const char *unit);

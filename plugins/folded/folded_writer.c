@@ -346,7 +346,9 @@ const tconv_writer_class folded_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "folded",
     .description = "folded stacks for flamegraph.pl/inferno: 'frame;frame value' per stack, "
-                   "sorted",
+                   "sorted; the value is in one unit per run: span self times in -W unit, or "
+                   "the samples' default type (perf: the period, e.g. cycles or ns; folded: "
+                   "counts); inputs whose sample types differ are refused",
     .options = folded_writer_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
     .flags = 0,

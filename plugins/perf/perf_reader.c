@@ -521,9 +521,25 @@ static tconv_status perf_reader_loop(perf_reader *r)
     return perf_reader_finish_sample(r);
 }
 
+/* "PERFILE2": the binary file perf record writes, which only perf itself can decode. */
+static int perf_reader_is_data(const unsigned char *buf, size_t len)
+{
+    return len >= 8 && memcmp(buf, "PERFILE2", 8) == 0;
+}
+
 tconv_status perf_reader_run(tconv_ctx *ctx, tconv_input *in, const perf_opts *opts,
                              tconv_sink *sink)
 {
+    size_t hlen;
+    const unsigned char *head = tconv_input_peek(in, &hlen);
+    if (perf_reader_is_data(head, hlen)) {
+        const char *name = tconv_input_name(in);
+        tconv_error_set(ctx,
+                        "%s: this is a binary perf.data; run `perf script -i %s > %s.txt` first "
+                        "and convert the text",
+                        name, name, name);
+        return TCONV_FATAL;
+    }
     perf_reader r;
     memset(&r, 0, sizeof(r));
     r.ctx = ctx;
@@ -549,6 +565,8 @@ int perf_reader_probe(const unsigned char *buf, size_t len)
 {
     /* Like inferno's guess: the first line that is not a comment must be a sample header, and
      * a header followed by a call-chain frame settles it. */
+    /* Claimed, so that the reader can say how to turn it into text. */
+    if (perf_reader_is_data(buf, len)) return 60;
     const char *s = (const char *)buf;
     size_t i = 0;
     int headers = 0, lines = 0, comments = 0, in_event = 0;

@@ -85,8 +85,8 @@ static tconv_status pprof_open(tconv_ctx *ctx, tconv_output *out, const tconv_op
     w->has_end = tconv_option_is_set(opts, "end");
     w->end = w->has_end ? tconv_option_get_int(opts, "end") : 0;
     if (w->has_start && w->has_end && w->end <= w->start) {
-        tconv_error_set(ctx, "pprof: end=%lld must be after start=%lld", (long long)w->end,
-                        (long long)w->start);
+        tconv_error_usage(ctx, "pprof: end=%lld must be after start=%lld", (long long)w->end,
+                          (long long)w->start);
         pprof_destroy(w);
         return TCONV_FATAL;
     }

@@ -5,8 +5,8 @@
 #include "summary.h"
 
 static const tconv_option_desc summary_options[] = {
-    {"top", TCONV_OPT_INT, "10", NULL, "rows in each top-N table (operations, kernels, stacks)"},
-    {"width", TCONV_OPT_INT, "100", NULL,
+    {"top", TCONV_OPT_INT, "10", "1..", "rows in each top-N table (operations, kernels, stacks)"},
+    {"width", TCONV_OPT_INT, "100", "0|8..",
      "cut names longer than this many bytes (stacks: twice as many) with ...; 0: never"},
     {0},
 };
@@ -16,12 +16,13 @@ static tconv_status summary_open(tconv_ctx *ctx, tconv_output *out, const tconv_
 {
     int64_t top = tconv_option_get_int(opts, "top");
     if (top < 1) {
-        tconv_error_set(ctx, "summary: top must be at least 1, not %lld", (long long)top);
+        tconv_error_usage(ctx, "summary: top must be at least 1, not %lld", (long long)top);
         return TCONV_FATAL;
     }
     int64_t width = tconv_option_get_int(opts, "width");
     if (width < 0 || (width > 0 && width < 8)) {
-        tconv_error_set(ctx, "summary: width must be 0 or at least 8, not %lld", (long long)width);
+        tconv_error_usage(ctx, "summary: width must be 0 or at least 8, not %lld",
+                          (long long)width);
         return TCONV_FATAL;
     }
     summary *s = calloc(1, sizeof *s);

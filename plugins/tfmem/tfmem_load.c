@@ -20,9 +20,25 @@ static void *tfmem_load_alloc(size_t n)
     exit(1);
 }
 
-json_t *tfmem_load(tconv_ctx *ctx, tconv_input *in, char **text, size_t *len)
+/* The first byte that is not a blank (or a UTF-8 byte-order mark) from *from on; -1 if none. */
+static int tfmem_load_first(const char *buf, size_t n, size_t *from)
 {
-    size_t cap = 64 * 1024, n = 0;
+    for (size_t i = *from; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+            (i < 3 && (c == 0xef || c == 0xbb || c == 0xbf)))
+            continue;
+        *from = i;
+        return c;
+    }
+    *from = n;
+    return -1;
+}
+
+json_t *tfmem_load(tconv_ctx *ctx, tconv_input *in, uint64_t max, char **text, size_t *len)
+{
+    size_t cap = 64 * 1024, n = 0, scan = 0;
+    int first = -1;
     char *buf = malloc(cap);
     *text = NULL;
     *len = 0;
@@ -51,6 +67,25 @@ json_t *tfmem_load(tconv_ctx *ctx, tconv_input *in, char **text, size_t *len)
         }
         if (got == 0) break;
         n += (size_t)got;
+        /* Reading everything before looking would take all memory from /dev/zero. */
+        if (first < 0 && (first = tfmem_load_first(buf, n, &scan)) >= 0 && first != '{' &&
+            first != '[') {
+            tconv_error_at(ctx, tconv_input_name(in), scan,
+                           "invalid JSON: byte 0x%02x where the document should start; expected "
+                           "a TensorFlow memory profile, one JSON object",
+                           (unsigned)first);
+            free(buf);
+            return NULL;
+        }
+        if (n > max) {
+            tconv_error_set(ctx,
+                            "%s: larger than %llu bytes, the most the tfmem reader loads (it "
+                            "reads a memory profile whole, about 8 times its size in memory); "
+                            "raise it with -R max-bytes=N",
+                            tconv_input_name(in), (unsigned long long)max);
+            free(buf);
+            return NULL;
+        }
     }
     json_error_t err;
     json_set_alloc_funcs(tfmem_load_alloc, free);

@@ -18,6 +18,9 @@ static const tconv_option_desc tfmem_options[] = {
     {"activities", TCONV_OPT_ENUM, "instant", "instant|span|none",
      "each memory activity (allocation, deallocation, ...) as an instant, as a span lasting "
      "until the allocator's next snapshot, or left out (counters only)"},
+    {"max-bytes", TCONV_OPT_INT, "536870912", "1..",
+     "the largest document read (bytes, decompressed); a profile is loaded whole and takes "
+     "about 8 times its size in memory"},
     {"time-offset", TCONV_OPT_INT, "0", NULL,
      "nanoseconds added to every time; timeOffsetPs counts from the start of the profiling "
      "session, as the trace's timestamps do"},
@@ -242,10 +245,10 @@ static tconv_status tfmem_read(tconv_ctx *ctx, tconv_input *in, const tconv_opti
     r.offset_ns = tconv_option_get_int(opts, "time-offset");
     /* Beyond 2^62 ns (146 years) a time plus the offset could overflow int64. */
     if (r.offset_ns <= -((int64_t)1 << 62) || r.offset_ns >= (int64_t)1 << 62) {
-        tconv_error_set(ctx,
-                        "tfmem: -R time-offset=%lld is out of range (at most 2^62 ns, 146 "
-                        "years, either way)",
-                        (long long)r.offset_ns);
+        tconv_error_usage(ctx,
+                          "tfmem: -R time-offset=%lld is out of range (at most 2^62 ns, 146 "
+                          "years, either way)",
+                          (long long)r.offset_ns);
         return TCONV_FATAL;
     }
     const char *act = tconv_option_get_string(opts, "activities");
@@ -265,7 +268,8 @@ static tconv_status tfmem_read(tconv_ctx *ctx, tconv_input *in, const tconv_opti
     if (st != TCONV_OK) return TCONV_FATAL;
     char *text;
     size_t len;
-    json_t *doc = tfmem_load(ctx, in, &text, &len);
+    json_t *doc =
+        tfmem_load(ctx, in, (uint64_t)tconv_option_get_int(opts, "max-bytes"), &text, &len);
     if (!doc) return TCONV_FATAL;
     json_t *per = tfmem_allocator_map(&r, doc, text, len);
     /* Only errors about the top level need the text; the tree is several times its size. */

@@ -69,8 +69,9 @@ tconv_status tfmem_bad(tfmem_reader *r, const char *kind, const tfmem_where *w, 
                        ...) TCONV_PRINTF(4, 5);
 
 /* Reads the whole input into memory and parses it; NULL with a positioned error on the ctx.
- * *len is the document's size in bytes. */
-json_t *tfmem_load(tconv_ctx *ctx, tconv_input *in, char **text, size_t *len);
+ * *len is the document's size in bytes. An input that is not a JSON document, or is larger than
+ * max bytes, fails as soon as that is known (a device that never ends, a wrong file). */
+json_t *tfmem_load(tconv_ctx *ctx, tconv_input *in, uint64_t max, char **text, size_t *len);
 
 /* The snapshots of one allocator, sorted by time: counters and activities. */
 tconv_status tfmem_emit_snapshots(tfmem_reader *r, uint32_t track, const char *allocator,

@@ -106,10 +106,13 @@ if [ -x "$DUMP" ]; then
     expect_grep "$TMP/samples" "default gpu"
     expect_grep "$TMP/samples" "2,0,3500 | pid=4242 tid=4242 thread=myapp input=0 | _start;main;train_step;forward;cudaLaunchKernel;Runtime: cudaLaunchKernel_v7000;[gpu] gemm"
 fi
-# Without attribution the pair is two unrelated inputs; tconv says how to relate them.
-expect_rc 0 "$TCONV" -w folded "$G/uprobe-order.folded" "$G/uprobe-order.json"
-expect_grep "$TMP/err" "ask it to with -W value=gpu (folded) or -W gpu=attribute (pprof) [gpu.not-attributed]"
-expect_rc 1 "$TCONV" -w folded -W value=gpu -R tolerance=soon "$G/uprobe-order.folded" "$G/uprobe-order.json"
+# Without attribution the pair is two unrelated inputs, counts and self times that one folded
+# file cannot hold; tconv refuses and says how to relate them.
+expect_rc 1 "$TCONV" -w folded "$G/uprobe-order.folded" "$G/uprobe-order.json"
+expect_grep "$TMP/err" "hint: these are stacks sampled at GPU launch calls: to charge the trace's GPU time to them, ask the writer with -W value=gpu (folded) or -W gpu=attribute (pprof)"
+# A writer that keeps spans and samples apart (text) converts the pair as it is.
+expect_rc 0 "$TCONV" -w text "$G/uprobe-order.folded" "$G/uprobe-order.json"
+expect_rc 2 "$TCONV" -w folded -W value=gpu -R tolerance=soon "$G/uprobe-order.folded" "$G/uprobe-order.json"
 expect_grep "$TMP/err" "folded: tolerance=soon is not a duration (like 1500, 200us, 2ms)"
 
 # Nothing to attribute: said once, and nothing is written.

@@ -6,10 +6,12 @@ expect_rc 0 "$TCONV" --list
 B=$(cd "$BROKEN_PLUGINS" && pwd -P)
 sed "s#$B#BROKEN#g" "$TMP/err" >"$TMP/warnings"
 cat >"$TMP/expected" <<EOT
+tconv: warning: skipping plugin 'BROKEN/tconv-broken-dataentry.so': 'tconv_plugin_describe' is not a function (plugins define it with TCONV_PLUGIN(), which exports a function returning the descriptor)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-garbage.so': not a loadable shared object: BROKEN/tconv-broken-garbage.so: invalid ELF header
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-major.so': built for plugin ABI 2.0, but this tconv has ABI 1.1 (rebuild the plugin against this tconv's headers)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-minor.so': needs plugin ABI 1.2, newer than this tconv's 1.1 (upgrade tconv)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-noentry.so': no entry point 'tconv_plugin_describe' (is it a tconv plugin? plugins define it with TCONV_PLUGIN())
+tconv: warning: skipping plugin 'BROKEN/tconv-broken-noname.so': its name is empty (give the descriptor a name)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-undefined.so': not a loadable shared object: BROKEN/tconv-broken-undefined.so: undefined symbol: tconv_test_missing_fn (the plugin needs a symbol that neither tconv nor its libraries provide)
 EOT
 diff -u "$TMP/expected" "$TMP/warnings" >&2 || fail "loader warnings differ"
@@ -35,4 +37,17 @@ cp "$(dirname "$TCONV")/plugins/tconv-text.so" "$TMP/first/tconv-text.so"
 expect_rc 0 env TCONV_PLUGIN_PATH="$TMP/first" "$TCONV" --list
 [ "$(grep -c '^text ' "$TMP/out")" = 1 ] || fail "text plugin listed more than once"
 expect_grep "$TMP/out" "$TMP/first/tconv-text.so"
+# A reader that pushes a string id the table never gave out: an error from the sink, for every
+# writer (the folded and OTF2 writers used to hang on it), with no output left behind.
+printf '#tevt\nP 1 1 0 5 main;@99999999\n' >"$TMP/badframe.tevt"
+printf '#tevt\nX 1 1 0 10 @4000000000\n' >"$TMP/badname.tevt"
+for w in folded otf2 pprof text; do
+    for f in badframe badname; do
+        rm -rf "$TMP/o"
+        expect_rc 1 timeout 20 "$TCONV" --plugin-path "$TEST_PLUGINS" -w "$w" -o "$TMP/o" "$TMP/$f.tevt"
+        expect_grep "$TMP/err" "which does not exist"
+        expect_grep "$TMP/err" "get ids from tconv_string_intern"
+        [ ! -e "$TMP/o" ] || fail "$w: output left after an invalid string id"
+    done
+done
 echo "loader: ok"

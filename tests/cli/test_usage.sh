@@ -38,6 +38,19 @@ expect_rc 0 "$TCONV" --help-plugin text
 expect_grep "$TMP/out" "writer text-ordered (plugin text,"
 expect_grep "$TMP/out" "tracks         bool         end with the track table and sample types (default: true)"
 
+# A value of the right type but out of the option's range is a usage error too, found before
+# anything is read; so is a value only the plugin can judge (pprof's end before start).
+expect_rc 2 "$TCONV" -w summary -W top=0 "$IN"
+expect_grep "$TMP/err" "tconv: writer summary: option 'top': 0 is out of range; it must be at least 1"
+expect_rc 2 "$TCONV" -w summary -W width=3 "$IN"
+expect_grep "$TMP/err" "option 'width': 3 is out of range; it must be 0 or at least 8"
+expect_rc 0 "$TCONV" -w summary -W width=0 "$IN"
+expect_rc 2 "$TCONV" -w pprof -o "$TMP/p.pb.gz" -W start=5 -W end=1 "$IN"
+expect_grep "$TMP/err" "pprof: end=1 must be after start=5"
+[ ! -e "$TMP/p.pb.gz" ] || fail "a usage error left an output"
+expect_rc 0 "$TCONV" --help-plugin summary
+expect_grep "$TMP/out" "width          int 0|8..    cut names"
+
 # Conversion errors exit 1 and say where.
 expect_rc 1 "$TCONV" -w text "$TMP/missing.tevt"
 expect_grep "$TMP/err" "tconv: error: cannot open input '$TMP/missing.tevt': No such file or directory"

@@ -12,7 +12,8 @@
  *   P pid tid ts count frame;frame;...      stack sample (samples/count), root first
  *   A key=value ...                         args for the next event (ints or strings)
  *
- * Times are integer nanoseconds. '#' starts a comment line. Names cannot contain spaces.
+ * Times are integer nanoseconds. '#' starts a comment line. Names cannot contain spaces. A name
+ * or frame "@N" is the string id N as is, interned or not: for tests of invalid ids.
  *
  * Built a second time with TEVT_ABI10 as "tevt10": a plugin as ABI 1.0 compiled it, with the
  * shorter event and writer class of 1.0, plus a writer ("tevt10-out") that prints what a 1.0
@@ -34,6 +35,12 @@ static int tevt_probe(const unsigned char *buf, size_t len)
 #else
     return len >= 5 && memcmp(buf, "#tevt", 5) == 0 ? 100 : 0;
 #endif
+}
+
+static tconv_str tevt_str(tconv_ctx *ctx, const char *s)
+{
+    if (s[0] == '@' && s[1]) return (tconv_str)strtoul(s + 1, NULL, 10);
+    return tconv_string_intern_cstr(ctx, s);
 }
 
 static size_t tevt_split(char *line, char **tok, size_t max, char **rest4)
@@ -108,7 +115,7 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
                                        tconv_string_intern_cstr(ctx, tok[2]));
             if (ph != 'M') ev.ts = strtoll(tok[3], NULL, 10);
         }
-#define TEVT_STR(i) ((i) < n ? tconv_string_intern_cstr(ctx, tok[i]) : 0)
+#define TEVT_STR(i) ((i) < n ? tevt_str(ctx, tok[i]) : 0)
         switch (bad ? 0 : ph) {
         case 'X':
             ev.kind = TCONV_EV_COMPLETE;
@@ -166,7 +173,7 @@ static tconv_status tevt_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
             for (char *f = n > 5 ? tok[5] : NULL; f && nf < TEVT_MAXFRAMES;) {
                 char *semi = strchr(f, ';');
                 if (semi) *semi = 0;
-                frames[nf++] = (tconv_frame){.name = tconv_string_intern_cstr(ctx, f)};
+                frames[nf++] = (tconv_frame){.name = tevt_str(ctx, f)};
                 f = semi ? semi + 1 : NULL;
             }
             ev.frames = frames;

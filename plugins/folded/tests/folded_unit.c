@@ -31,7 +31,9 @@ static void folded_unit_parse(void **state)
     assert_false(folded_value_parse("1.2.3", 5, &m, &d));
     assert_false(folded_value_parse(".", 1, &m, &d));
     assert_false(folded_value_parse("-3", 2, &m, &d));
-    assert_false(folded_value_parse("99999999999999999999", 20, &m, &d));
+    assert_int_equal(folded_value_parse("99999999999999999999", 20, &m, &d), FOLDED_VALUE_TOO_BIG);
+    assert_int_equal(folded_value_parse("1.0000000001", 12, &m, &d), FOLDED_VALUE_TOO_FINE);
+    assert_true(folded_value_parse("1.5000000000", 12, &m, &d) == 1 && m == 1500000000 && d == 9);
 }
 
 static void folded_unit_format(void **state)

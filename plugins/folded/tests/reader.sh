@@ -71,7 +71,8 @@ same empty "$tmp/empty" "$tconv" -r folded -w folded "$fg/empty/empty.txt"
 # a line without a count is an error that names the line
 if "$tconv" -r folded -w folded "$fg/bad-lines/bad-lines.txt" >"$tmp/out" 2>"$tmp/err"; then
     bad "bad-lines: accepted"
-elif grep -q "line 3: expected 'frame;frame;... COUNT', got: THIS IS A BAD LINE" "$tmp/err"; then
+elif grep -qF "bad-lines.txt:3: expected 'frame;frame;... COUNT', got: THIS IS A BAD LINE" \
+    "$tmp/err"; then
     ok
 else
     bad "bad-lines: message"
@@ -88,6 +89,24 @@ if "$tconv" --strict -r folded -w folded -R lenient "$fg/bad-lines/bad-lines.txt
 else
     ok
 fi
+
+# a count is exact or refused: 64-bit integers, at most 9 decimals (zeros past them are fine)
+printf 'a;b 9223372036854775807\na;c 12345678901\n' >"$tmp/wide.folded"
+same wide-counts "$tmp/wide.folded" "$tconv" -r folded -w folded "$tmp/wide.folded"
+printf 'a;c 1.5000000000000\n' >"$tmp/fine.folded"
+printf 'a;c 1.5\n' >"$tmp/fine.expected"
+same fine-counts "$tmp/fine.expected" "$tconv" -r folded -w folded "$tmp/fine.folded"
+for c in 9223372036854775808 12345678901234567890123 1.0000000001; do
+    printf 'a;b 1\na;c %s\n' "$c" >"$tmp/c.folded"
+    if "$tconv" -w folded "$tmp/c.folded" >"$tmp/out" 2>"$tmp/err"; then
+        bad "count $c accepted: $(cat "$tmp/out")"
+    elif grep -qF "c.folded:2: expected a COUNT with" "$tmp/err" ||
+        grep -qF "c.folded:2: expected a COUNT within 64-bit range" "$tmp/err"; then
+        ok
+    else
+        bad "count $c: $(cat "$tmp/err")"
+    fi
+done
 
 # the extended form keeps time and thread
 same extended-events "$dir/golden/extended.text" "$tconv" -r folded -w text \

@@ -24,6 +24,12 @@ TCONV_EXPORT int broken_use(void)
 }
 #endif
 
+#if defined(BROKEN_NONAME)
+#undef BROKEN_NAME
+#define BROKEN_NAME ""
+#endif
+
+#if !defined(BROKEN_DATAENTRY)
 static const tconv_plugin_desc broken_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
     .abi_major = BROKEN_ABI_MAJOR,
@@ -32,8 +38,17 @@ static const tconv_plugin_desc broken_plugin = {
     .version = "test",
     .description = "a broken test plugin",
 };
+#endif
 
-#if defined(BROKEN_NOENTRY)
+#if defined(BROKEN_DATAENTRY)
+/* The entry's name on a data object: calling it would jump into the descriptor. */
+TCONV_EXPORT const tconv_plugin_desc tconv_plugin_describe = {
+    .struct_size = sizeof(tconv_plugin_desc),
+    .abi_major = TCONV_ABI_MAJOR,
+    .abi_minor = TCONV_ABI_MINOR,
+    .name = "broken-dataentry",
+};
+#elif defined(BROKEN_NOENTRY)
 /* Exports something, but not the entry point. */
 TCONV_EXPORT const tconv_plugin_desc *broken_describe(void);
 TCONV_EXPORT const tconv_plugin_desc *broken_describe(void)
