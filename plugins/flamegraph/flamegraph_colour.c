@@ -1,7 +1,8 @@
 /* The palettes are flamegraph.pl's (hot, green, yellow, blue, aqua, purple, red, grey), so a
  * graph looks like the ones people know; CPU work keeps the classic warm colours, and so does a
- * frame nothing is known about. The shade comes from an FNV-1a hash of the name, never from the
- * frame's position or from randomness, which keeps the bytes deterministic. */
+ * frame nothing is known about, only kept to red and orange so that runtime calls stand out. The
+ * shade comes from an FNV-1a hash of the name, never from the frame's position or from randomness,
+ * which keeps the bytes deterministic. */
 #include "flamegraph_colour.h"
 
 #include <stdint.h>
@@ -52,7 +53,7 @@ void flamegraph_colour(unsigned hue, const char *name, size_t n, char *out)
         r = 230 + (int)(25 * a), g = 150 + (int)(40 * b), bl = 190 + (int)(40 * b);
         break;
     case FLAMEGRAPH_HUE_RUNTIME: /* yellow */
-        r = 175 + (int)(55 * a), g = r, bl = 50 + (int)(20 * b);
+        r = 200 + (int)(40 * a), g = r, bl = 50 + (int)(30 * b);
         break;
     case FLAMEGRAPH_HUE_KERNEL: /* blue */
         r = 80 + (int)(60 * a), g = r, bl = 190 + (int)(55 * b);
@@ -69,8 +70,8 @@ void flamegraph_colour(unsigned hue, const char *name, size_t n, char *out)
     case FLAMEGRAPH_HUE_OVERHEAD: /* grey */
         r = 160 + (int)(50 * a), g = r, bl = r;
         break;
-    default: /* hot: CPU work, and frames nothing is known about */
-        r = 205 + (int)(50 * c), g = (int)(230 * a), bl = (int)(55 * b);
+    default: /* hot: CPU work, and frames nothing is known about; kept off the runtime's yellow */
+        r = 205 + (int)(50 * c), g = (int)(170 * a), bl = (int)(55 * b);
         break;
     }
     snprintf(out, 24, "rgb(%d,%d,%d)", r, g, bl);
