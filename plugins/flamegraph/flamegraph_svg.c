@@ -1,0 +1,163 @@
+/* Layout follows flamegraph.pl (1200 px wide, 16 px frames, 12 px Verdana, a title above and a
+ * details line below), so the graphs look like the ones people know. Every frame carries its
+ * exact offset and value (data-o, data-v) in the graph's unit: the script zooms and searches
+ * with those, never with the rounded pixels, and tests compare them with the folded writer.
+ * Frames narrower than minwidth are left out, which bounds the size by the picture rather than
+ * by the number of distinct stacks; their value still counts in their parents'. */
+#include "flamegraph_svg.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "flamegraph_colour.h"
+#include "flamegraph_xml.h"
+
+enum {
+    FLAMEGRAPH_FRAME_H = 16, /* a frame's row; the rect is one pixel less */
+    FLAMEGRAPH_FONT = 12,
+    FLAMEGRAPH_XPAD = 10,
+    FLAMEGRAPH_YPAD_TOP = FLAMEGRAPH_FONT * 3,         /* title and buttons */
+    FLAMEGRAPH_YPAD_BOTTOM = FLAMEGRAPH_FONT * 2 + 10, /* details and matched share */
+    FLAMEGRAPH_FLUSH = 1 << 20
+};
+#define FLAMEGRAPH_CHARW (FLAMEGRAPH_FONT * 0.59) /* average glyph width, as flamegraph.pl */
+
+static const char flamegraph_style[] =
+    "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
+    "#title { text-anchor: middle; font-size: 17px; }\n"
+    "#search, #ignorecase, #unzoom { cursor: pointer; opacity: 0.6; }\n"
+    "#search:hover, #ignorecase:hover, #unzoom:hover, #ignorecase.on { opacity: 1; }\n"
+    "#frames > g { cursor: pointer; }\n"
+    "#frames > g:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+    "#frames text { pointer-events: none; }\n"
+    ".hide { display: none; }\n"
+    ".parent { opacity: 0.5; }\n";
+
+typedef struct flamegraph_svg {
+    tconv_ctx *ctx;
+    tconv_output *out;
+    flamegraph_buf b;
+    const flamegraph_svg_options *o;
+    int height;
+    int64_t total;
+    double scale; /* pixels per unit */
+} flamegraph_svg;
+
+static tconv_status flamegraph_svg_flush(flamegraph_svg *s)
+{
+    int rc = tconv_output_write(s->out, s->b.p, s->b.len);
+    s->b.len = 0;
+    return rc < 0 ? TCONV_FATAL : TCONV_OK;
+}
+
+static void flamegraph_svg_head(flamegraph_svg *s)
+{
+    const flamegraph_svg_options *o = s->o;
+    flamegraph_buf *b = &s->b;
+    flamegraph_buf_printf(b,
+                          "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+                          "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                          "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"%" PRId64 "\" "
+                          "data-xpad=\"%d\" data-inner=\"%d\" data-charw=\"%.2f\" "
+                          "data-icicle=\"%d\">\n",
+                          o->width, s->height, o->width, s->height, s->total, FLAMEGRAPH_XPAD,
+                          o->width - 2 * FLAMEGRAPH_XPAD, FLAMEGRAPH_CHARW, o->icicle);
+    flamegraph_buf_puts(b, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" "
+                           "x2=\"0\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop "
+                           "stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n");
+    flamegraph_buf_puts(b, "<style type=\"text/css\"><![CDATA[\n");
+    flamegraph_buf_puts(b, flamegraph_style);
+    flamegraph_buf_puts(b, "]]></style>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+    flamegraph_buf_puts(b, flamegraph_script);
+    flamegraph_buf_puts(b, "]]></script>\n");
+    int bottom = s->height - FLAMEGRAPH_YPAD_BOTTOM / 2;
+    flamegraph_buf_puts(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
+                           "fill=\"url(#background)\"/>\n");
+    flamegraph_buf_printf(b, "<text id=\"title\" x=\"%d\" y=\"24\">", o->width / 2);
+    flamegraph_xml_escape(b, o->title, strlen(o->title), SIZE_MAX);
+    flamegraph_buf_puts(b, "</text>\n");
+    flamegraph_buf_printf(b, "<text id=\"details\" x=\"%d\" y=\"%d\">%s</text>\n", FLAMEGRAPH_XPAD,
+                          bottom, s->total ? " " : "No samples");
+    flamegraph_buf_printf(
+        b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
+        FLAMEGRAPH_XPAD);
+    flamegraph_buf_printf(b, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n",
+                          o->width - FLAMEGRAPH_XPAD - 100);
+    flamegraph_buf_printf(b, "<text id=\"ignorecase\" x=\"%d\" y=\"24\">ic</text>\n",
+                          o->width - FLAMEGRAPH_XPAD - 16);
+    flamegraph_buf_printf(b, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
+                          o->width - FLAMEGRAPH_XPAD - 100, bottom);
+    flamegraph_buf_puts(b, "<g id=\"frames\">\n");
+}
+
+static void flamegraph_svg_frame(flamegraph_svg *s, const flamegraph_node *nd, int64_t offset,
+                                 uint32_t depth)
+{
+    flamegraph_buf *b = &s->b;
+    const char *name = tconv_string_get(s->ctx, nd->name);
+    size_t len = tconv_string_length(s->ctx, nd->name);
+    double x = FLAMEGRAPH_XPAD + (double)offset * s->scale, w = (double)nd->value * s->scale;
+    int y = s->o->icicle
+                ? FLAMEGRAPH_YPAD_TOP + (int)depth * FLAMEGRAPH_FRAME_H
+                : s->height - FLAMEGRAPH_YPAD_BOTTOM - ((int)depth + 1) * FLAMEGRAPH_FRAME_H;
+    char value[64], pct[16], fill[24];
+    flamegraph_value_format(value, nd->value, &s->o->unit);
+    flamegraph_value_percent(pct, nd->value, s->total);
+    flamegraph_colour(nd->role, name, len, fill);
+    flamegraph_buf_printf(b, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\"><title>", offset,
+                          nd->value);
+    flamegraph_xml_escape(b, name, len, SIZE_MAX);
+    flamegraph_buf_puts(b, " (");
+    flamegraph_xml_escape(b, value, strlen(value), SIZE_MAX);
+    flamegraph_buf_printf(b,
+                          ", %s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                          "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%.1f\">",
+                          pct, x, y, w, FLAMEGRAPH_FRAME_H - 1, fill, x + 3, y + 10.5);
+    /* the label: what fits, cut with "..", as the script cuts it when zooming */
+    double fit = floor((w - 3) / FLAMEGRAPH_CHARW);
+    size_t chars = flamegraph_xml_chars(name, len);
+    if (fit >= 3 && (double)chars <= fit) {
+        flamegraph_xml_escape(b, name, len, SIZE_MAX);
+    } else if (fit >= 3) {
+        flamegraph_xml_escape(b, name, len, (size_t)fit - 2);
+        flamegraph_buf_puts(b, "..");
+    }
+    flamegraph_buf_puts(b, "</text></g>\n");
+}
+
+static int flamegraph_svg_kept(const flamegraph_svg *s, const flamegraph_node *nd)
+{
+    return nd->value > 0 && (double)nd->value * s->scale >= s->o->minwidth;
+}
+
+tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flamegraph_tree *t,
+                                  const flamegraph_svg_options *o)
+{
+    const flamegraph_node *nodes = flamegraph_tree_nodes(t);
+    flamegraph_svg s = {.ctx = ctx, .out = out, .o = o, .total = nodes[0].value};
+    s.scale = s.total > 0 ? (double)(o->width - 2 * FLAMEGRAPH_XPAD) / (double)s.total : 0;
+    flamegraph_layout l = {0};
+    flamegraph_tree_layout(t, ctx, &l);
+    size_t n = flamegraph_tree_count(t);
+    uint32_t maxdepth = 0;
+    for (size_t i = 0; i < n; i++)
+        if (flamegraph_svg_kept(&s, &nodes[i]) && l.depth[i] > maxdepth) maxdepth = l.depth[i];
+    s.height =
+        ((int)maxdepth + 1) * FLAMEGRAPH_FRAME_H + FLAMEGRAPH_YPAD_TOP + FLAMEGRAPH_YPAD_BOTTOM;
+    flamegraph_svg_head(&s);
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; i < n && st == TCONV_OK; i++) {
+        uint32_t id = l.order[i];
+        if (!flamegraph_svg_kept(&s, &nodes[id])) continue;
+        flamegraph_svg_frame(&s, &nodes[id], l.offset[id], l.depth[id]);
+        if (s.b.len >= FLAMEGRAPH_FLUSH) st = flamegraph_svg_flush(&s);
+    }
+    if (st == TCONV_OK) {
+        flamegraph_buf_puts(&s.b, "</g>\n</svg>\n");
+        st = flamegraph_svg_flush(&s);
+    }
+    flamegraph_layout_free(&l);
+    flamegraph_buf_free(&s.b);
+    return st;
+}

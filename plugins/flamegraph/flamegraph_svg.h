@@ -1,0 +1,25 @@
+/* The flame graph as one self-contained SVG: frames laid out from the prefix tree, titles and
+ * labels escaped, the interaction script (flamegraph.js) inline. Nothing is fetched. */
+#ifndef FLAMEGRAPH_SVG_H
+#define FLAMEGRAPH_SVG_H
+
+#include "tconv/tconv.h"
+
+#include "flamegraph_tree.h"
+#include "flamegraph_value.h"
+
+typedef struct flamegraph_svg_options {
+    const char *title;
+    int icicle;      /* root at the top */
+    int width;       /* of the image, pixels */
+    double minwidth; /* frames narrower than this many pixels are left out */
+    flamegraph_unit unit;
+} flamegraph_svg_options;
+
+/* The interaction script, generated from flamegraph.js at build time (NUL-terminated). */
+extern const char flamegraph_script[];
+
+tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flamegraph_tree *t,
+                                  const flamegraph_svg_options *o);
+
+#endif
