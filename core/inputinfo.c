@@ -4,6 +4,7 @@
  * same answer instead of parsing readers' metadata on its own. Metadata is rare: the work here
  * is off the per-event path. */
 #include <ctype.h>
+#include <errno.h>
 #include <string.h>
 
 #include "internal.h"
@@ -33,7 +34,9 @@ static int inputinfo_int(const char *s, int64_t *out)
     if (*p == '-' || *p == '+') p++;
     if (!isdigit((unsigned char)*p)) return 0;
     char *end;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
+    if (errno) return 0; /* out of range: no value rather than a clamped one */
     while (isspace((unsigned char)*end))
         end++;
     if (*end) return 0;
@@ -61,8 +64,9 @@ static int inputinfo_json_rank(const char *json, int64_t *rank)
             while (isspace((unsigned char)*p))
                 p++;
             char *end;
+            errno = 0;
             long long v = strtoll(p, &end, 10);
-            if (end == p || !strchr(",} \t\r\n", *end)) return 0;
+            if (end == p || errno || !strchr(",} \t\r\n", *end)) return 0;
             *rank = v;
             return 1;
         }
