@@ -2,10 +2,11 @@
  * below it, depth first, in bytewise name order, so that a run folder always reads in the same
  * order. Hidden entries (a leading '.') are not read.
  *
- * Invariant: a regular file is listed once however many names lead to it, and a directory is
- * walked once however many links lead to it; both are known by (st_dev, st_ino). The
- * directories above a named directory count as walked, so a link to ".." or "/" inside it
- * neither loops nor escapes. What cannot be read below a named directory is a counted warning
+ * Invariant: a regular file found below a directory is listed once however many names lead to
+ * it, and not again when the user names it too (a file named twice is read twice: that was
+ * asked); a directory is walked once however many links lead to it; both are known by (st_dev,
+ * st_ino). The directories above a named directory count as walked, so a link to ".." or "/" inside
+ * it neither loops nor escapes. What cannot be read below a named directory is a counted warning
  * that names it, never a silent gap. */
 #include <dirent.h>
 #include <errno.h>
@@ -61,8 +62,9 @@ static int inputs_ids_add(inputs_ids *s, dev_t dev, ino_t ino)
 typedef struct inputs_walk {
     tconv_ctx *ctx;
     tconv_input_list *l;
-    inputs_ids files, dirs;
-    inputs_ids above; /* directories that hold a named directory */
+    inputs_ids files, dirs; /* found by a walk, or named */
+    inputs_ids above;       /* directories that hold a named directory */
+    inputs_ids walked;      /* files a walk found */
 } inputs_walk;
 
 static int inputs_visible(const struct dirent *e)
@@ -137,6 +139,7 @@ static void inputs_expand_dir(inputs_walk *w, const char *dir, const char *top)
                 inputs_expand_dir(w, p, top);
         } else if (S_ISREG(st.st_mode)) {
             if (inputs_ids_add(&w->files, st.st_dev, st.st_ino)) {
+                inputs_ids_add(&w->walked, st.st_dev, st.st_ino);
                 inputs_add(w->l, p, top);
                 p = NULL;
             }
@@ -156,7 +159,7 @@ void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const 
         args = stdin_only;
         nargs = 1;
     }
-    inputs_walk w = {ctx, l, {0}, {0}, {0}};
+    inputs_walk w = {ctx, l, {0}, {0}, {0}, {0}};
     for (size_t i = 0; i < nargs; i++) {
         struct stat st;
         int named = strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0;
@@ -166,15 +169,21 @@ void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const 
             inputs_expand_dir(&w, args[i], args[i]);
             continue;
         }
-        if (named && S_ISREG(st.st_mode) && !inputs_ids_add(&w.files, st.st_dev, st.st_ino)) {
-            tconv_note(ctx, "'%s' was already read under another name; read once", args[i]);
-            continue;
+        /* A file the user names is read as often as named (the same trace as two ranks is a
+         * test people run), unless a named folder already gave it; a later walk skips it. */
+        if (named && S_ISREG(st.st_mode)) {
+            if (inputs_ids_has(&w.walked, st.st_dev, st.st_ino)) {
+                tconv_note(ctx, "'%s' was already read under another name; read once", args[i]);
+                continue;
+            }
+            inputs_ids_add(&w.files, st.st_dev, st.st_ino);
         }
         inputs_add(l, tconv_xstrdup(args[i]), NULL);
     }
     free(w.files.slots);
     free(w.dirs.slots);
     free(w.above.slots);
+    free(w.walked.slots);
 }
 
 void tconv_inputs_free(tconv_input_list *l)

@@ -409,7 +409,7 @@ static void pprof_test_bad_options_fail(void **state)
     static const char *const bad_type[] = {"sample_type=cpu", NULL};
     assert_int_equal(pprof_test_run_tconv("two_processes.pptest", "bad1.pb.gz", bad_type), 1);
     static const char *const bad_window[] = {"start=10", "end=10", NULL};
-    assert_int_equal(pprof_test_run_tconv("two_processes.pptest", "bad2.pb.gz", bad_window), 1);
+    assert_int_equal(pprof_test_run_tconv("two_processes.pptest", "bad2.pb.gz", bad_window), 2);
     static const char *const bad_enum[] = {"labels=some", NULL};
     assert_int_equal(pprof_test_run_tconv("two_processes.pptest", "bad3.pb.gz", bad_enum), 2);
     /* A failed run leaves no output behind. */
