@@ -58,15 +58,15 @@ expect 0 64 10 "$TCONV" -r perf -w text big.perf
 # or with lenient a counted skip).
 printf '1700000000000000000 app 1 1 0 a;b\n9999999999999999999 app 1 1 0 a;b\n' >ts.folded
 expect 1 64 10 "$TCONV" -r folded -w text ts.folded
-expect_err "line 2: expected 'TIMESTAMP_NS COMM PID TID CPU"
+expect_err "ts.folded:2: expected 'TIMESTAMP_NS COMM PID TID CPU"
 expect 0 64 10 "$TCONV" -r folded -R lenient=true -w text-ordered ts.folded
 expect_out 'sample     1700000000000000000 '
 
-# tfmem: an offset beyond 2^62 ns is refused before reading; picosecond times beyond int64 are
+# tfmem: an offset beyond 2^62 ns is a usage error (exit 2), refused before reading; picosecond times beyond int64 are
 # bad numbers (counted, the snapshot skipped).
 printf '{"memoryProfilePerAllocator":{"a":{"memoryProfileSnapshots":[{"timeOffsetPs":"99999999999999999999"},{"timeOffsetPs":"-9223372036854775808","aggregationStats":{}}]}}}' >t.memory_profile.json
-expect 1 64 10 "$TCONV" -r tfmem -R time-offset=9223372036854775000 -w text t.memory_profile.json
-expect_err "tconv: error: tfmem: -R time-offset=9223372036854775000 is out of range"
+expect 2 64 10 "$TCONV" -r tfmem -R time-offset=9223372036854775000 -w text t.memory_profile.json
+expect_err "tconv: tfmem: -R time-offset=9223372036854775000 is out of range"
 for w in text text-stacks; do
     expect 0 64 10 "$TCONV" -r tfmem -R time-offset=-4611686018427387000 -R activities=span -w $w t.memory_profile.json
     expect_err "[tfmem.bad-number]"
