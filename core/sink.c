@@ -142,11 +142,12 @@ static void sink_note_not_work(const tconv_sink *s)
 /* "samples/count, wall/nanoseconds" */
 static char *sink_types_text(const tconv_sample_type *t, size_t n)
 {
-    size_t len = 1;
+    static const char none[] = "no declared types";
+    size_t len = sizeof(none);
     for (size_t i = 0; i < n; i++)
         len += strlen(t[i].type ? t[i].type : "") + strlen(t[i].unit ? t[i].unit : "") + 3;
-    char *s = tconv_xmalloc(len + 16), *p = s;
-    if (!n) return strcpy(s, "no declared types");
+    char *s = tconv_xmalloc(len), *p = s;
+    if (!n) return memcpy(s, none, sizeof(none));
     for (size_t i = 0; i < n; i++)
         p += sprintf(p, "%s%s/%s", i ? ", " : "", t[i].type ? t[i].type : "",
                      t[i].unit ? t[i].unit : "");
