@@ -345,7 +345,9 @@ static int cli_main(const cli_args *a)
               "capabilities): tconv reads, writes and loads the files its user names, and must "
               "do so as that user; install it without them\n",
               stderr);
-        return CLI_EXIT_USAGE;
+        /* Nothing more runs with those privileges, not even exit handlers (a sanitizer's
+         * leak check would ptrace the process, which raised privileges forbid). */
+        _exit(CLI_EXIT_USAGE);
     }
     cli_signal_start();
     tconv_host_hooks hooks;
