@@ -17,6 +17,8 @@ void *tconv_xmalloc(size_t n);
 void *tconv_xcalloc(size_t n, size_t size);
 void *tconv_xrealloc(void *p, size_t n);
 char *tconv_xstrdup(const char *s);
+/* A size no allocation can hold (a table out of ids counts as one): ends like a failed one. */
+_Noreturn void tconv_oom_fatal(size_t n);
 /* Grow *p (of *cap elements of size) to hold at least need elements. */
 void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
 #define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
@@ -309,23 +311,18 @@ tconv_status tconv_stack_event(void *stack, const tconv_event *ev);
 void tconv_stack_free(tconv_stack *s);
 extern const tconv_sample_type tconv_stack_sample_types[2];
 
-/* Stack table: stacks as a tree of shared prefixes; a stack is its leaf node's id. */
-#define TCONV_STACK_ROOT UINT32_MAX
-typedef struct tconv_stacktab {
+/* Stack table (include/tconv/stacktab.h): the core's own stages embed one rather than
+ * allocate it, hence the struct here. */
+struct tconv_stacktab {
     struct tconv_stacktab_node *nodes;
     size_t n, cap;
     uint32_t *slots;
     size_t nslots;
     uint32_t *last; /* the nodes of the last stack interned */
     size_t nlast, lastcap;
-} tconv_stacktab;
+};
 void tconv_stacktab_init(tconv_stacktab *t);
 void tconv_stacktab_free(tconv_stacktab *t);
-/* The stack of n frames, root first; TCONV_STACK_ROOT for n == 0. */
-uint32_t tconv_stacktab_intern(tconv_stacktab *t, const tconv_frame *frames, size_t n);
-size_t tconv_stacktab_depth(const tconv_stacktab *t, uint32_t node);
-/* Writes depth frames, root first. */
-void tconv_stacktab_frames(const tconv_stacktab *t, uint32_t node, tconv_frame *out);
 size_t tconv_stacktab_bytes(const tconv_stacktab *t);
 
 /* GPU attribution stage (core/gpu.c), for writers that called tconv_gpu_attribute. The sink

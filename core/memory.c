@@ -25,6 +25,12 @@ static int oom(size_t n, int tried)
     exit(1);
 }
 
+_Noreturn void tconv_oom_fatal(size_t n)
+{
+    (void)oom(n, 1);
+    exit(1);
+}
+
 void *tconv_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -1,7 +1,9 @@
 /* A table of stacks kept as a tree: a stack is the id of its leaf node, and stacks that share a
- * prefix share its nodes. The GPU attribution stage keeps one stack per launch call, and
- * launches come from few call sites, so the table grows with distinct call paths rather than
- * with launches. */
+ * prefix share its nodes. Invariant: a node's parent was created before it, so ids grow from
+ * the root and a node's depth is its parent's plus one. The GPU attribution stage keeps one
+ * stack per launch call (launches come from few call sites); the stack writers keep one per
+ * distinct stack, so deep nesting costs a node per level rather than a copy of every prefix. */
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -56,8 +58,24 @@ static void stacktab_rehash(tconv_stacktab *t)
     t->nslots = ns;
 }
 
-static uint32_t stacktab_child(tconv_stacktab *t, uint32_t parent, const tconv_frame *f)
+TCONV_API tconv_stacktab *tconv_stacktab_new(void)
 {
+    tconv_stacktab *t = tconv_xmalloc(sizeof(*t));
+    tconv_stacktab_init(t);
+    return t;
+}
+
+TCONV_API void tconv_stacktab_destroy(tconv_stacktab *t)
+{
+    if (!t) return;
+    tconv_stacktab_free(t);
+    free(t);
+}
+
+TCONV_API uint32_t tconv_stacktab_child(tconv_stacktab *t, uint32_t parent, const tconv_frame *f)
+{
+    /* Ids are uint32_t and TCONV_STACK_ROOT is the largest: the table stops short of it. */
+    if (t->n >= TCONV_STACK_ROOT - 1) tconv_oom_fatal(SIZE_MAX);
     if (2 * (t->n + 1) > t->nslots) stacktab_rehash(t);
     size_t i = stacktab_hash(parent, f) & (t->nslots - 1);
     for (; t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
@@ -80,7 +98,7 @@ static uint32_t stacktab_child(tconv_stacktab *t, uint32_t parent, const tconv_f
     return (uint32_t)(t->n - 1);
 }
 
-uint32_t tconv_stacktab_intern(tconv_stacktab *t, const tconv_frame *frames, size_t n)
+TCONV_API uint32_t tconv_stacktab_intern(tconv_stacktab *t, const tconv_frame *frames, size_t n)
 {
     /* Consecutive launches mostly come from the same code: skip the prefix they share. */
     size_t same = 0;
@@ -90,19 +108,34 @@ uint32_t tconv_stacktab_intern(tconv_stacktab *t, const tconv_frame *frames, siz
     TCONV_GROW(t->last, t->lastcap, n);
     uint32_t node = same ? t->last[same - 1] : TCONV_STACK_ROOT;
     for (size_t i = same; i < n; i++) {
-        node = stacktab_child(t, node, &frames[i]);
+        node = tconv_stacktab_child(t, node, &frames[i]);
         t->last[i] = node;
     }
     t->nlast = n;
     return node;
 }
 
-size_t tconv_stacktab_depth(const tconv_stacktab *t, uint32_t node)
+TCONV_API uint32_t tconv_stacktab_count(const tconv_stacktab *t)
+{
+    return (uint32_t)t->n;
+}
+
+TCONV_API uint32_t tconv_stacktab_parent(const tconv_stacktab *t, uint32_t node)
+{
+    return node == TCONV_STACK_ROOT ? TCONV_STACK_ROOT : t->nodes[node].parent;
+}
+
+TCONV_API const tconv_frame *tconv_stacktab_frame(const tconv_stacktab *t, uint32_t node)
+{
+    return node == TCONV_STACK_ROOT ? NULL : &t->nodes[node].frame;
+}
+
+TCONV_API size_t tconv_stacktab_depth(const tconv_stacktab *t, uint32_t node)
 {
     return node == TCONV_STACK_ROOT ? 0 : t->nodes[node].depth;
 }
 
-void tconv_stacktab_frames(const tconv_stacktab *t, uint32_t node, tconv_frame *out)
+TCONV_API void tconv_stacktab_frames(const tconv_stacktab *t, uint32_t node, tconv_frame *out)
 {
     for (size_t k = tconv_stacktab_depth(t, node); k > 0; k--) {
         out[k - 1] = t->nodes[node].frame;

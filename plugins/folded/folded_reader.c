@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "folded_source.h"
-#include "folded_stacks.h"
 #include "folded_value.h"
 #include "folded_oom.h"
 
@@ -22,7 +21,12 @@ typedef struct folded_reader {
     int format;
     int lenient;
     int64_t tolerance; /* ns: how far a launch stack may lie from its launch record */
-    folded_stacks *stacks;
+    /* plain form: equal stacks are summed and sent once, in order of first appearance */
+    tconv_stacktab *stacks;
+    int64_t *values; /* per stack table node */
+    uint8_t *seen_node;
+    uint32_t *seen; /* nodes, in order of first appearance */
+    size_t valcap, seen_node_cap, nseen, seencap;
     int decimals;
     uint32_t *ids;
     size_t idcap;
@@ -183,12 +187,8 @@ static void folded_reader_bad(folded_reader *r, const char *line, size_t n, cons
                    (int)(n > 80 ? 80 : n), line, n > 80 ? "..." : "");
 }
 
-static tconv_status folded_reader_push(folded_reader *r, const uint32_t *ids, uint32_t n,
-                                       int64_t ts, int64_t v)
+static tconv_status folded_reader_send(folded_reader *r, uint32_t n, int64_t ts, int64_t v)
 {
-    r->frames = folded_reader_grow(r->frames, &r->framecap, n, sizeof(*r->frames));
-    for (uint32_t i = 0; i < n; i++)
-        r->frames[i] = (tconv_frame){.name = ids[i], .flags = folded_reader_flags(r->ctx, ids[i])};
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_SAMPLE;
     ev.track = r->track;
@@ -200,18 +200,50 @@ static tconv_status folded_reader_push(folded_reader *r, const uint32_t *ids, ui
     return tconv_sink_push(r->sink, &ev) == TCONV_FATAL ? TCONV_FATAL : TCONV_OK;
 }
 
+/* The frames of ids, in r->frames. */
+static void folded_reader_frames(folded_reader *r, const uint32_t *ids, uint32_t n)
+{
+    r->frames = folded_reader_grow(r->frames, &r->framecap, n, sizeof(*r->frames));
+    for (uint32_t i = 0; i < n; i++)
+        r->frames[i] = (tconv_frame){.name = ids[i], .flags = folded_reader_flags(r->ctx, ids[i])};
+}
+
+static tconv_status folded_reader_push(folded_reader *r, const uint32_t *ids, uint32_t n,
+                                       int64_t ts, int64_t v)
+{
+    folded_reader_frames(r, ids, n);
+    return folded_reader_send(r, n, ts, v);
+}
+
 static tconv_status folded_reader_add_plain(folded_reader *r, folded_span st, int64_t mant, int dec)
 {
     if (dec > r->decimals) {
         /* a finer count than seen so far: rescale what was summed */
-        if (folded_stacks_scale(r->stacks, folded_value_pow10(dec - r->decimals)) < 0)
-            goto overflow;
+        int64_t k = folded_value_pow10(dec - r->decimals);
+        for (size_t i = 0; i < r->nseen; i++)
+            if (__builtin_mul_overflow(r->values[r->seen[i]], k, &r->values[r->seen[i]]))
+                goto overflow;
         r->decimals = dec;
     }
     int64_t v;
     if (__builtin_mul_overflow(mant, folded_value_pow10(r->decimals - dec), &v)) goto overflow;
     uint32_t k = folded_reader_split(r, st);
-    if (folded_stacks_add(r->stacks, r->ids, k, v) < 0) goto overflow;
+    folded_reader_frames(r, r->ids, k);
+    uint32_t node = tconv_stacktab_intern(r->stacks, r->frames, k);
+    if (node == TCONV_STACK_ROOT) return TCONV_OK; /* no frame: nothing to draw */
+    r->values = folded_reader_grow(r->values, &r->valcap, (size_t)node + 1, sizeof(*r->values));
+    if (node >= r->seen_node_cap) {
+        size_t old = r->seen_node_cap;
+        r->seen_node = folded_reader_grow(r->seen_node, &r->seen_node_cap, (size_t)node + 1, 1);
+        memset(r->seen_node + old, 0, r->seen_node_cap - old);
+    }
+    if (!r->seen_node[node]) {
+        r->seen_node[node] = 1;
+        r->values[node] = 0;
+        r->seen = folded_reader_grow(r->seen, &r->seencap, r->nseen + 1, sizeof(*r->seen));
+        r->seen[r->nseen++] = node;
+    }
+    if (__builtin_add_overflow(r->values[node], v, &r->values[node])) goto overflow;
     return TCONV_OK;
 overflow:
     tconv_error_at(r->ctx, tconv_input_name(r->in), r->src.line,
@@ -221,19 +253,18 @@ overflow:
 
 static tconv_status folded_reader_emit_plain(folded_reader *r)
 {
-    size_t n = folded_stacks_count(r->stacks);
-    if (!n) return TCONV_OK;
+    if (!r->nseen) return TCONV_OK;
     char unit[16];
     tconv_sample_type t = {"samples", folded_value_unit(r->decimals, unit)};
     tconv_sampletypes_set(r->ctx, 1, &t, 0);
     tconv_str empty = tconv_string_intern(r->ctx, "", 0);
     r->track = tconv_track_get(r->ctx, empty, empty);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t k;
-        int64_t v;
-        const uint32_t *ids = folded_stacks_get(r->stacks, i, &k, &v);
-        /* ids may move if the table grew; it does not grow here */
-        if (folded_reader_push(r, ids, k, 0, v) != TCONV_OK) return TCONV_FATAL;
+    for (size_t i = 0; i < r->nseen; i++) {
+        uint32_t node = r->seen[i];
+        size_t k = tconv_stacktab_depth(r->stacks, node);
+        r->frames = folded_reader_grow(r->frames, &r->framecap, k, sizeof(*r->frames));
+        tconv_stacktab_frames(r->stacks, node, r->frames);
+        if (folded_reader_send(r, (uint32_t)k, 0, r->values[node]) != TCONV_OK) return TCONV_FATAL;
     }
     return TCONV_OK;
 }
@@ -370,9 +401,12 @@ static tconv_status folded_reader_read(tconv_ctx *ctx, tconv_input *in, const tc
     }
     if (r.format == FOLDED_EXTENDED) folded_reader_extended_start(&r);
     if (folded_source_open(&r.src, in) < 0) return TCONV_FATAL;
-    r.stacks = folded_stacks_new();
+    r.stacks = tconv_stacktab_new();
     tconv_status st = folded_reader_loop(&r);
-    folded_stacks_free(r.stacks);
+    tconv_stacktab_destroy(r.stacks);
+    free(r.values);
+    free(r.seen_node);
+    free(r.seen);
     folded_source_close(&r.src);
     free(r.ids);
     free(r.frames);

@@ -1,6 +1,8 @@
 /* Folded stacks as stackcollapse-*.pl and inferno write them: samples are summed per distinct
  * stack and written sorted by the stack's bytes (Perl's `sort`, inferno's ordered map), so
- * tconv's output can be compared byte for byte with theirs. */
+ * tconv's output can be compared byte for byte with theirs. Stacks live in the core's stack
+ * table (a prefix tree), so memory follows distinct stacks even when spans nest 30 000 deep;
+ * only the output, one line per stack, grows with depth squared. */
 #include "folded_writer.h"
 
 #include <inttypes.h>
@@ -8,7 +10,6 @@
 #include <string.h>
 
 #include "folded_oom.h"
-#include "folded_stacks.h"
 #include "folded_value.h"
 
 enum { FOLDED_ROOT_NONE, FOLDED_ROOT_COMM, FOLDED_ROOT_PID, FOLDED_ROOT_TID };
@@ -18,14 +19,17 @@ typedef struct folded_writer {
     tconv_output *out;
     int root;
     int unit_ns;
-    folded_stacks *stacks;
+    tconv_stacktab *stacks;
+    int64_t *values; /* per stack table node */
+    uint8_t *hit;    /* the node is a stack that was sampled, not only a prefix */
+    size_t valcap, hitcap;
     int mode_known;
     size_t vindex;
     int span_mode; /* values are self times in ns from the core's stack stage */
     int decimals;  /* fixed-point values from the folded reader */
     int gpu;       /* -W value=gpu: only the GPU time the core attributed to launching stacks */
     int no_gpu;    /* ... and the input had no gpu sample type */
-    uint32_t *key;
+    tconv_frame *key;
     size_t keycap;
     uint32_t *clean; /* name id -> id of its folded-safe form, plus 1 */
     size_t cleancap;
@@ -66,7 +70,7 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
      * rounding to µs erases short kernels and makes the lines miss the busy time. */
     w->unit_ns = strcmp(tconv_option_get_string(o, "unit"), "ns") == 0;
     w->gpu = strcmp(tconv_option_get_string(o, "value"), "gpu") == 0;
-    w->stacks = folded_stacks_new();
+    w->stacks = tconv_stacktab_new();
     *state = w;
     return TCONV_OK;
 }
@@ -163,95 +167,28 @@ static tconv_status folded_writer_event(void *state, const tconv_event *ev)
     /* CPU self time carries no GPU time: only the attributed GPU samples have any. */
     if (w->gpu && (w->no_gpu || w->vindex >= ev->nvalues || v <= 0)) return TCONV_OK;
     size_t n = ev->nframes + 1;
-    w->key = folded_writer_grow(w->key, &w->keycap, n, sizeof(*w->key), 0);
+    w->key = folded_writer_grow(w->key, &w->keycap, n, sizeof(*w->key), 1);
     uint32_t k = 0;
-    if (w->root != FOLDED_ROOT_NONE) w->key[k++] = folded_writer_root(w, ev->track);
+    if (w->root != FOLDED_ROOT_NONE) w->key[k++].name = folded_writer_root(w, ev->track);
     for (uint32_t i = 0; i < ev->nframes; i++)
-        w->key[k++] = folded_writer_clean(w, ev->frames[i].name);
+        w->key[k++].name = folded_writer_clean(w, ev->frames[i].name);
     if (!k) return TCONV_OK; /* a sample without any frame has no line to go on */
-    if (folded_stacks_add(w->stacks, w->key, k, v) < 0 && !w->overflowed) {
-        w->overflowed = 1;
-        tconv_warning_add(w->ctx, "folded.overflow",
-                          "a stack's summed value does not fit in 64 bits; written saturated");
+    uint32_t node = tconv_stacktab_intern(w->stacks, w->key, k);
+    w->values = folded_writer_grow(w->values, &w->valcap, (size_t)node + 1, sizeof(*w->values), 1);
+    w->hit = folded_writer_grow(w->hit, &w->hitcap, (size_t)node + 1, 1, 1);
+    w->hit[node] = 1;
+    if (__builtin_add_overflow(w->values[node], v, &w->values[node])) {
+        w->values[node] = v < 0 ? INT64_MIN : INT64_MAX;
+        if (!w->overflowed) {
+            w->overflowed = 1;
+            tconv_warning_add(w->ctx, "folded.overflow",
+                              "a stack's summed value does not fit in 64 bits; written saturated");
+        }
     }
     return TCONV_OK;
 }
 
-/* Bytewise comparison of two stacks as their joined text "a;b;c", without building it. */
-typedef struct folded_cursor {
-    const folded_writer *w;
-    const uint32_t *ids;
-    uint32_t n, k;
-    const char *s;
-    size_t len, pos;
-} folded_cursor;
-
-static void folded_cursor_at(folded_cursor *c, uint32_t k)
-{
-    c->k = k;
-    c->pos = 0;
-    if (k < c->n) {
-        c->s = tconv_string_get(c->w->ctx, c->ids[k]);
-        c->len = tconv_string_length(c->w->ctx, c->ids[k]);
-    }
-}
-
-/* The next byte, or -1 at the end of the stack. */
-static int folded_cursor_next(folded_cursor *c)
-{
-    if (c->k >= c->n) return -1;
-    if (c->pos < c->len) return (unsigned char)c->s[c->pos++];
-    if (c->k + 1 >= c->n) {
-        c->k = c->n;
-        return -1;
-    }
-    folded_cursor_at(c, c->k + 1);
-    return ';';
-}
-
-static int folded_writer_cmp(const folded_writer *w, uint32_t a, uint32_t b)
-{
-    uint32_t na, nb;
-    int64_t va, vb;
-    const uint32_t *ia = folded_stacks_get(w->stacks, a, &na, &va);
-    const uint32_t *ib = folded_stacks_get(w->stacks, b, &nb, &vb);
-    uint32_t i = 0;
-    while (i < na && i < nb && ia[i] == ib[i])
-        i++;
-    if (i == na && i == nb) return 0;
-    folded_cursor ca = {w, ia, na, 0, NULL, 0, 0}, cb = {w, ib, nb, 0, NULL, 0, 0};
-    /* the common frames are equal text; the stack that ran out of frames is the prefix */
-    if (i == na) return -1;
-    if (i == nb) return 1;
-    folded_cursor_at(&ca, i);
-    folded_cursor_at(&cb, i);
-    for (;;) {
-        int x = folded_cursor_next(&ca), y = folded_cursor_next(&cb);
-        if (x != y) return x < y ? -1 : 1;
-        if (x < 0) return 0;
-    }
-}
-
-static void folded_writer_sort(const folded_writer *w, uint32_t *idx, uint32_t *tmp, size_t n)
-{
-    /* bottom-up merge sort: stable, no recursion, no global comparator state */
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n;
-            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                tmp[o++] = folded_writer_cmp(w, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
-            while (i < mid)
-                tmp[o++] = idx[i++];
-            while (j < hi)
-                tmp[o++] = idx[j++];
-        }
-        memcpy(idx, tmp, n * sizeof(*idx));
-    }
-}
-
-static tconv_status folded_writer_line(folded_writer *w, const uint32_t *ids, uint32_t n, int64_t v)
+static tconv_status folded_writer_line(folded_writer *w, uint32_t node, int64_t v)
 {
     /* A time that is 0 in the unit draws nothing and only makes the line count lie. */
     if (w->span_mode) {
@@ -261,18 +198,13 @@ static tconv_status folded_writer_line(folded_writer *w, const uint32_t *ids, ui
             return TCONV_OK;
         }
     }
-    size_t need = 64;
-    for (uint32_t i = 0; i < n; i++)
-        need += tconv_string_length(w->ctx, ids[i]) + 1;
-    w->buf = folded_writer_grow(w->buf, &w->bufcap, need, 1, 0);
-    char *p = w->buf;
-    size_t o = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        size_t len = tconv_string_length(w->ctx, ids[i]);
-        if (i) p[o++] = ';';
-        memcpy(p + o, tconv_string_get(w->ctx, ids[i]), len);
-        o += len;
+    size_t len = tconv_stacktab_join(w->stacks, w->ctx, node, ';', w->buf, w->bufcap);
+    if (len + 64 > w->bufcap) {
+        w->buf = folded_writer_grow(w->buf, &w->bufcap, len + 64, 1, 0);
+        tconv_stacktab_join(w->stacks, w->ctx, node, ';', w->buf, w->bufcap);
     }
+    char *p = w->buf;
+    size_t o = len;
     p[o++] = ' ';
     if (w->span_mode)
         o += folded_value_format(p + o, v, 0);
@@ -285,25 +217,15 @@ static tconv_status folded_writer_line(folded_writer *w, const uint32_t *ids, ui
 static tconv_status folded_writer_finish(void *state)
 {
     folded_writer *w = state;
-    size_t n = folded_stacks_count(w->stacks);
-    if (n > UINT32_MAX) {
-        tconv_error_set(w->ctx, "folded: too many distinct stacks (%zu)", n);
-        return TCONV_FATAL;
-    }
-    uint32_t *idx = malloc((n + 1) * sizeof(*idx)), *tmp = malloc((n + 1) * sizeof(*tmp));
-    if (!idx || !tmp) folded_oom((n + 1) * sizeof(*idx));
-    for (size_t i = 0; i < n; i++)
-        idx[i] = (uint32_t)i;
-    folded_writer_sort(w, idx, tmp, n);
-    free(tmp);
+    size_t n = tconv_stacktab_count(w->stacks);
+    uint32_t *order = malloc((n + 1) * sizeof(*order));
+    if (!order) folded_oom((n + 1) * sizeof(*order));
+    tconv_stacktab_sort(w->stacks, w->ctx, ';', order);
     tconv_status st = TCONV_OK;
-    for (size_t i = 0; i < n && st == TCONV_OK; i++) {
-        uint32_t k;
-        int64_t v;
-        const uint32_t *ids = folded_stacks_get(w->stacks, idx[i], &k, &v);
-        st = folded_writer_line(w, ids, k, v);
-    }
-    free(idx);
+    for (size_t i = 0; i < n && st == TCONV_OK; i++)
+        if (order[i] < w->hitcap && w->hit[order[i]])
+            st = folded_writer_line(w, order[i], w->values[order[i]]);
+    free(order);
     if (w->zero_lines)
         tconv_note(w->ctx, "folded: %zu stacks with 0 %s of time left out%s", w->zero_lines,
                    w->unit_ns ? "ns" : "µs", w->unit_ns ? "" : " (-W unit=ns keeps them)");
@@ -314,7 +236,9 @@ static void folded_writer_destroy(void *state)
 {
     folded_writer *w = state;
     if (!w) return;
-    folded_stacks_free(w->stacks);
+    tconv_stacktab_destroy(w->stacks);
+    free(w->values);
+    free(w->hit);
     free(w->key);
     free(w->clean);
     free(w->roots);

@@ -7,7 +7,6 @@
 
 #include <cmocka.h>
 
-#include "folded_stacks.h"
 #include "folded_value.h"
 
 static void folded_unit_parse(void **state)
@@ -82,44 +81,13 @@ static void folded_unit_round(void **state)
     assert_int_equal(folded_value_round_ns(1234, 1), 1234);
 }
 
-static void folded_unit_stacks(void **state)
-{
-    (void)state;
-    folded_stacks *t = folded_stacks_new();
-    uint32_t a[] = {1, 2, 3}, b[] = {1, 2}, c[] = {1, 2, 4};
-    /* enough distinct stacks to make the table grow several times */
-    for (uint32_t i = 0; i < 5000; i++) {
-        uint32_t s[2] = {7, i};
-        assert_int_equal(folded_stacks_add(t, s, 2, 1), 0);
-    }
-    assert_int_equal(folded_stacks_add(t, a, 3, 5), 0);
-    assert_int_equal(folded_stacks_add(t, b, 2, 1), 0);
-    assert_int_equal(folded_stacks_add(t, a, 3, 2), 0);
-    assert_int_equal(folded_stacks_add(t, c, 3, 1), 0);
-    assert_int_equal(folded_stacks_count(t), 5003);
-    uint32_t n;
-    int64_t v;
-    const uint32_t *ids = folded_stacks_get(t, 5000, &n, &v);
-    assert_int_equal(n, 3);
-    assert_memory_equal(ids, a, sizeof(a));
-    assert_int_equal(v, 7);
-    folded_stacks_get(t, 4999, &n, &v);
-    assert_int_equal(v, 1);
-    assert_int_equal(folded_stacks_scale(t, 10), 0);
-    folded_stacks_get(t, 5000, &n, &v);
-    assert_int_equal(v, 70);
-    assert_int_equal(folded_stacks_add(t, b, 2, INT64_MAX), -1);
-    folded_stacks_get(t, 5001, &n, &v);
-    assert_int_equal(v, INT64_MAX);
-    folded_stacks_free(t);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(folded_unit_parse),  cmocka_unit_test(folded_unit_format),
-        cmocka_unit_test(folded_unit_units),  cmocka_unit_test(folded_unit_round),
-        cmocka_unit_test(folded_unit_stacks),
+        cmocka_unit_test(folded_unit_parse),
+        cmocka_unit_test(folded_unit_format),
+        cmocka_unit_test(folded_unit_units),
+        cmocka_unit_test(folded_unit_round),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
