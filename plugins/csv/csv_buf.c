@@ -16,7 +16,7 @@ void csv_buf_free(csv_buf *b)
     b->len = b->cap = 0;
 }
 
-static void csv_buf_reserve(csv_buf *b, size_t extra)
+void csv_buf_reserve(csv_buf *b, size_t extra)
 {
     if (b->len + extra <= b->cap) return;
     size_t cap = b->cap ? b->cap : 4096;

@@ -14,6 +14,8 @@ typedef struct csv_buf {
 } csv_buf;
 
 void csv_buf_free(csv_buf *b);
+/* Room for extra more bytes after len. */
+void csv_buf_reserve(csv_buf *b, size_t extra);
 void csv_buf_put(csv_buf *b, const void *s, size_t n);
 void csv_buf_putc(csv_buf *b, char c);
 void csv_buf_cstr(csv_buf *b, const char *s);

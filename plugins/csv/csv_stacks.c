@@ -16,49 +16,50 @@ static void csv_trie_init(csv_trie *t, size_t nvalues)
 
 static void csv_trie_free(csv_trie *t)
 {
-    free(t->parent);
-    free(t->frame);
+    tconv_stacktab_destroy(t->tab);
     free(t->hits);
     free(t->values);
-    csv_map_free(&t->index);
 }
 
 /* Node 0, the empty stack, exists once anything was added. */
 static void csv_trie_root(csv_trie *t)
 {
     if (t->n) return;
-    CSV_GROW(t->parent, t->cap, 1);
+    t->tab = tconv_stacktab_new();
     t->n = 1;
-    t->parent[0] = 0;
-    t->frame = csv_xcalloc(t->cap, sizeof *t->frame);
+    t->cap = 64;
     t->hits = csv_xcalloc(t->cap, sizeof *t->hits);
     t->values = csv_xcalloc(t->cap * (t->nvalues ? t->nvalues : 1), sizeof *t->values);
+}
+
+/* Counts and values for every node the table has, new ones at 0. */
+static void csv_trie_fit(csv_trie *t)
+{
+    size_t n = (size_t)tconv_stacktab_count(t->tab) + 1;
+    if (n > t->cap) {
+        size_t cap = t->cap, nv = t->nvalues ? t->nvalues : 1;
+        while (cap < n)
+            cap *= 2;
+        uint64_t *h = realloc(t->hits, cap * sizeof *h);
+        if (!h) csv_oom(cap * sizeof *h);
+        t->hits = h;
+        int64_t *v = realloc(t->values, cap * nv * sizeof *v);
+        if (!v) csv_oom(cap * nv * sizeof *v);
+        t->values = v;
+        memset(t->hits + t->cap, 0, (cap - t->cap) * sizeof *h);
+        memset(t->values + t->cap * nv, 0, (cap - t->cap) * nv * sizeof *v);
+        t->cap = cap;
+    }
+    t->n = n;
 }
 
 static uint32_t csv_trie_child(csv_trie *t, uint32_t parent, tconv_str frame)
 {
     csv_trie_root(t);
-    uint32_t id = csv_map_put(&t->index, frame, parent, (uint32_t)t->n);
-    if (id != t->n) return id;
-    if (t->n + 1 > t->cap) {
-        size_t cap = t->cap;
-        CSV_GROW(t->parent, cap, t->n + 1);
-        size_t nv = t->nvalues ? t->nvalues : 1;
-        tconv_str *f = realloc(t->frame, cap * sizeof *f);
-        uint64_t *h = realloc(t->hits, cap * sizeof *h);
-        int64_t *v = realloc(t->values, cap * nv * sizeof *v);
-        if (!f || !h || !v) csv_oom(cap * nv * sizeof *v);
-        t->frame = f;
-        t->hits = h;
-        t->values = v;
-        t->cap = cap;
-    }
-    size_t nv = t->nvalues ? t->nvalues : 1;
-    t->parent[t->n] = parent;
-    t->frame[t->n] = frame;
-    t->hits[t->n] = 0;
-    memset(&t->values[t->n * nv], 0, nv * sizeof *t->values);
-    return (uint32_t)t->n++;
+    tconv_frame f = {.name = frame};
+    uint32_t id = tconv_stacktab_child(t->tab, parent - 1, &f) + 1;
+    csv_trie_fit(t);
+    return id;
 }
 
 static void csv_trie_add(csv_trie *t, uint32_t node, const int64_t *values, size_t n)
@@ -83,8 +84,7 @@ void csv_stacks_free(csv_stacks *s)
     csv_trie_free(&s->spans);
     free(s->open);
     free(s->rows);
-    free(s->path_at);
-    csv_buf_free(&s->paths);
+    free(s->rank);
 }
 
 void csv_stacks_span_begin(csv_stacks *s, const csv_walk *w)
@@ -118,33 +118,18 @@ void csv_stacks_sample(csv_stacks *s, const tconv_event *ev)
     csv_trie_add(t, node, ev->values, ev->nvalues);
 }
 
-size_t csv_trie_frames(const csv_trie *t, uint32_t node, tconv_str *out, size_t cap)
+size_t csv_trie_depth(const csv_trie *t, uint32_t node)
 {
-    size_t n = 0;
-    for (uint32_t x = node; x; x = t->parent[x]) {
-        if (n < cap) out[n] = t->frame[x];
-        n++;
-    }
-    return n;
+    return node ? tconv_stacktab_depth(t->tab, node - 1) : 0;
 }
 
 void csv_stacks_path(const csv_stacks *s, const csv_trie *t, uint32_t node, csv_buf *out)
 {
-    size_t depth = 0;
-    for (uint32_t x = node; x; x = t->parent[x])
-        depth++;
-    /* Walk up into a small array, then write root first. */
-    uint32_t stackbuf[64];
-    uint32_t *path = depth <= 64 ? stackbuf : csv_xcalloc(depth, sizeof *path);
-    size_t i = depth;
-    for (uint32_t x = node; x; x = t->parent[x])
-        path[--i] = x;
-    for (i = 0; i < depth; i++) {
-        if (i) csv_buf_putc(out, ';');
-        tconv_str f = t->frame[path[i]];
-        csv_buf_put(out, tconv_string_get(s->ctx, f), tconv_string_length(s->ctx, f));
-    }
-    if (path != stackbuf) free(path);
+    if (!node) return;
+    size_t len = tconv_stacktab_join(t->tab, s->ctx, node - 1, ';', NULL, 0);
+    csv_buf_reserve(out, len + 1);
+    tconv_stacktab_join(t->tab, s->ctx, node - 1, ';', out->p + out->len, len + 1);
+    out->len += len;
 }
 
 static const csv_stacks *csv_stacks_sort_s;
@@ -159,11 +144,8 @@ static int csv_stacks_cmp(const void *pa, const void *pb)
     int64_t va = t->values[a * nv + csv_stacks_sort_value];
     int64_t vb = t->values[b * nv + csv_stacks_sort_value];
     if (va != vb) return va > vb ? -1 : 1;
-    const csv_stacks *s = csv_stacks_sort_s;
-    /* Paths were written into one buffer, each NUL-terminated, at path_at[node]. */
-    int c = strcmp(s->paths.p + s->path_at[a], s->paths.p + s->path_at[b]);
-    if (c) return c;
-    return a < b ? -1 : a > b;
+    const uint32_t *rank = csv_stacks_sort_s->rank;
+    return rank[a] < rank[b] ? -1 : rank[a] > rank[b];
 }
 
 void csv_stacks_rows(csv_stacks *s, csv_stack_set *set)
@@ -186,19 +168,21 @@ void csv_stacks_rows(csv_stacks *s, csv_stack_set *set)
     }
     set->trie = t;
     free(s->rows);
-    free(s->path_at);
+    free(s->rank);
     s->rows = csv_xcalloc(t->n, sizeof *s->rows);
-    s->path_at = csv_xcalloc(t->n, sizeof *s->path_at);
-    s->paths.len = 0;
+    s->rank = csv_xcalloc(t->n, sizeof *s->rank);
+    /* Ties in value go in the text order of the stacks; the empty one ("") comes first. */
+    if (t->n > 1) {
+        uint32_t *order = csv_xcalloc(t->n - 1, sizeof *order);
+        tconv_stacktab_sort(t->tab, s->ctx, ';', order);
+        for (size_t i = 0; i + 1 < t->n; i++)
+            s->rank[order[i] + 1] = (uint32_t)i + 1;
+        free(order);
+    }
     size_t n = 0;
     /* The root is a row only for samples without frames. */
-    for (size_t i = 0; i < t->n; i++) {
-        if (!t->hits[i]) continue;
-        s->rows[n++] = (uint32_t)i;
-        s->path_at[i] = s->paths.len;
-        csv_stacks_path(s, t, (uint32_t)i, &s->paths);
-        csv_buf_putc(&s->paths, '\0');
-    }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->hits[i]) s->rows[n++] = (uint32_t)i;
     csv_stacks_sort_s = s;
     csv_stacks_sort_t = t;
     csv_stacks_sort_value = set->default_value;

@@ -9,18 +9,26 @@
 #include <stdint.h>
 
 #include "csv_buf.h"
-#include "csv_map.h"
 #include "csv_walk.h"
 
-/* A prefix tree of frames: node 0 is the empty stack. */
+/* Stacks in the core's stack table, with counts and values beside it. Node x is the table's
+ * node x - 1, so node 0 is the empty stack (TCONV_STACK_ROOT + 1 wraps to 0). */
 typedef struct csv_trie {
-    uint32_t *parent;
-    tconv_str *frame;
+    tconv_stacktab *tab;
     uint64_t *hits;  /* samples or spans that ended exactly here */
     int64_t *values; /* nvalues per node */
     size_t n, cap, nvalues;
-    csv_map index;
 } csv_trie;
+
+static inline uint32_t csv_trie_parent(const csv_trie *t, uint32_t node)
+{
+    return tconv_stacktab_parent(t->tab, node - 1) + 1;
+}
+
+static inline tconv_str csv_trie_frame(const csv_trie *t, uint32_t node)
+{
+    return tconv_stacktab_frame(t->tab, node - 1)->name;
+}
 
 typedef struct csv_stacks {
     tconv_ctx *ctx;
@@ -28,8 +36,7 @@ typedef struct csv_stacks {
     uint32_t *open; /* trie node of each open span, by depth */
     size_t open_cap;
     uint32_t *rows;
-    csv_buf paths;
-    size_t *path_at;
+    uint32_t *rank; /* node -> position in the text order of stacks */
 } csv_stacks;
 
 void csv_stacks_init(csv_stacks *s, tconv_ctx *ctx);
@@ -53,7 +60,7 @@ typedef struct csv_stack_set {
 void csv_stacks_rows(csv_stacks *s, csv_stack_set *set);
 /* The stack of a row as "root;...;leaf". */
 void csv_stacks_path(const csv_stacks *s, const csv_trie *t, uint32_t node, csv_buf *out);
-/* Frames from the leaf up: at most cap of them; returns the depth. */
-size_t csv_trie_frames(const csv_trie *t, uint32_t node, tconv_str *out, size_t cap);
+/* The number of frames of a row's stack. */
+size_t csv_trie_depth(const csv_trie *t, uint32_t node);
 
 #endif

@@ -135,7 +135,7 @@ static tconv_status csv_write_stacks(csv_writer *w)
         csv_stacks_path(&w->stacks, t, node, s);
         csv_field(b, s->p ? s->p : "", s->len);
         csv_comma(b);
-        csv_buf_u64(b, csv_trie_frames(t, node, NULL, 0));
+        csv_buf_u64(b, csv_trie_depth(t, node));
         for (size_t i = 0; i < t->nvalues; i++) {
             csv_comma(b);
             csv_buf_i64(b, t->values[node * t->nvalues + i]);

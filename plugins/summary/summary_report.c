@@ -431,11 +431,11 @@ static void summary_samples(summary *s)
     for (size_t r = 0; r < set.nrows; r++) {
         uint32_t node = set.rows[r];
         int64_t val = t->values[node * nv + v];
-        for (uint32_t x = node; x; x = t->parent[x]) {
-            uint32_t i = csv_map_put(&index, t->frame[x], 0, (uint32_t)nf);
+        for (uint32_t x = node; x; x = csv_trie_parent(t, x)) {
+            uint32_t i = csv_map_put(&index, csv_trie_frame(t, x), 0, (uint32_t)nf);
             if (i == nf) {
                 CSV_GROW(f, cap, nf + 1);
-                f[nf++] = (summary_frame){.name = t->frame[x], .stamp = SIZE_MAX};
+                f[nf++] = (summary_frame){.name = csv_trie_frame(t, x), .stamp = SIZE_MAX};
             }
             if (x == node) f[i].self = csv_sat_add(f[i].self, val);
             if (f[i].stamp != r) f[i].total = csv_sat_add(f[i].total, val);
