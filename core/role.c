@@ -20,6 +20,7 @@ static const struct {
     {"cpu_op", TCONV_ROLE_CPU},
     {"operator", TCONV_ROLE_CPU},
     {"python_function", TCONV_ROLE_PYTHON},
+    {"python", TCONV_ROLE_PYTHON}, /* the Python ops of the older profiler */
     {"user_annotation", TCONV_ROLE_ANNOTATION},
     {"cuda_runtime", TCONV_ROLE_RUNTIME},
     {"runtime", TCONV_ROLE_RUNTIME},
@@ -67,10 +68,19 @@ TCONV_API const char *tconv_role_name(unsigned role)
     return role < TCONV_ROLE_MAX ? role_names[role] : "";
 }
 
+static int role_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcasecmp(s + n - m, suffix) == 0;
+}
+
 static unsigned role_lookup(const char *cat)
 {
     for (size_t i = 0; i < sizeof(role_table) / sizeof(role_table[0]); i++)
         if (strcasecmp(cat, role_table[i].cat) == 0) return role_table[i].role;
+    /* Each new accelerator brings its own: hip_runtime, xpu_runtime, mtia_driver, ... */
+    if (role_ends_with(cat, "_runtime")) return TCONV_ROLE_RUNTIME;
+    if (role_ends_with(cat, "_driver")) return TCONV_ROLE_DRIVER;
     return TCONV_ROLE_CPU;
 }
 

@@ -69,7 +69,7 @@ static tconv_str csv_kernels_arg_text(csv_kernels *kt, const csv_span *s, const 
 
 void csv_kernels_end(csv_kernels *kt, const csv_span *s)
 {
-    if (csv_kineto_role(kt->k, s->cat) != CSV_ROLE_KERNEL) return;
+    if (csv_kineto_role(kt->k, s->role, s->cat) != CSV_ROLE_KERNEL) return;
     uint32_t i = csv_map_put(&kt->index, s->name, 0, (uint32_t)kt->n);
     if (i == kt->n) {
         CSV_GROW(kt->rows, kt->cap, kt->n + 1);

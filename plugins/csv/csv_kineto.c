@@ -12,7 +12,7 @@ void csv_kineto_init(csv_kineto *k, tconv_ctx *ctx)
 
 void csv_kineto_free(csv_kineto *k)
 {
-    csv_map_free(&k->roles);
+    csv_map_free(&k->ops);
     csv_map_free(&k->names);
 }
 
@@ -21,42 +21,45 @@ static int csv_ieq(const char *s, size_t n, const char *lit)
     return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
 }
 
-static int csv_ends_with(const char *s, size_t n, const char *lit)
-{
-    size_t m = strlen(lit);
-    return n >= m && strncasecmp(s + n - m, lit, m) == 0;
-}
-
 static int csv_starts_with(const char *s, size_t n, const char *lit)
 {
     size_t m = strlen(lit);
     return n >= m && memcmp(s, lit, m) == 0;
 }
 
-static csv_role csv_role_of(const char *c, size_t n)
+csv_role csv_kineto_role(csv_kineto *k, unsigned role, tconv_str cat)
 {
-    if (csv_ieq(c, n, "cpu_op") || csv_ieq(c, n, "operator")) return CSV_ROLE_OP;
-    if (csv_ieq(c, n, "user_annotation")) return CSV_ROLE_ANNOTATION;
-    if (csv_ieq(c, n, "python")) return CSV_ROLE_PYTHON;
-    /* The plugin's list (runtime, cuda_runtime, mtia_runtime, xpu_runtime, ...) generalised to
-     * every *_runtime, and driver-API launches (cuda_driver: cuLaunchKernel from Triton). */
-    if (csv_ieq(c, n, "runtime") || csv_ends_with(c, n, "_runtime") ||
-        csv_ends_with(c, n, "_driver"))
+    switch (role) {
+    case TCONV_ROLE_KERNEL:
+        return CSV_ROLE_KERNEL;
+    case TCONV_ROLE_MEMCPY:
+        return CSV_ROLE_MEMCPY;
+    case TCONV_ROLE_MEMSET:
+        return CSV_ROLE_MEMSET;
+    case TCONV_ROLE_RUNTIME:
+    case TCONV_ROLE_DRIVER:
         return CSV_ROLE_RUNTIME;
-    if (csv_ieq(c, n, "kernel") || csv_ieq(c, n, "mtia_ccp_events")) return CSV_ROLE_KERNEL;
-    if (csv_ieq(c, n, "memcpy") || csv_ieq(c, n, "gpu_memcpy")) return CSV_ROLE_MEMCPY;
-    if (csv_ieq(c, n, "memset") || csv_ieq(c, n, "gpu_memset")) return CSV_ROLE_MEMSET;
-    return CSV_ROLE_OTHER;
-}
-
-csv_role csv_kineto_role(csv_kineto *k, tconv_str cat)
-{
-    if (!cat) return CSV_ROLE_OTHER;
-    uint32_t v = csv_map_get(&k->roles, cat, 0);
-    if (v != CSV_MAP_NONE) return (csv_role)v;
-    csv_role r = csv_role_of(tconv_string_get(k->ctx, cat), tconv_string_length(k->ctx, cat));
-    csv_map_put(&k->roles, cat, 0, (uint32_t)r);
-    return r;
+    case TCONV_ROLE_ANNOTATION:
+        return CSV_ROLE_ANNOTATION;
+    case TCONV_ROLE_PYTHON:
+        return CSV_ROLE_PYTHON;
+    case TCONV_ROLE_CPU:
+    case TCONV_ROLE_STEP:
+        break;
+    default:
+        return CSV_ROLE_OTHER;
+    }
+    /* CPU work is an operator only where Kineto says so: the ops table is PyTorch's. A step
+     * (ProfilerStep#N) is an operator in older traces and an annotation since. */
+    uint32_t v = 0;
+    if (cat && (v = csv_map_get(&k->ops, cat, 0)) == CSV_MAP_NONE) {
+        const char *c = tconv_string_get(k->ctx, cat);
+        size_t n = tconv_string_length(k->ctx, cat);
+        v = csv_ieq(c, n, "cpu_op") || csv_ieq(c, n, "operator");
+        csv_map_put(&k->ops, cat, 0, v);
+    }
+    if (v) return CSV_ROLE_OP;
+    return role == TCONV_ROLE_STEP ? CSV_ROLE_ANNOTATION : CSV_ROLE_OTHER;
 }
 
 static unsigned csv_name_flags(const char *s, size_t n)

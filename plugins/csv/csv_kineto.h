@@ -11,7 +11,8 @@
 
 #include "csv_map.h"
 
-/* The role of a span, by category (case-insensitive). */
+/* What a span is to the tables: the core's role (tconv_event.role, decided from the one
+ * category table in core/role.c), with CPU work split into Kineto operators and the rest. */
 typedef enum csv_role {
     CSV_ROLE_OTHER = 0,
     CSV_ROLE_OP,         /* cpu_op, Operator: an operator */
@@ -35,13 +36,13 @@ enum {
 
 typedef struct csv_kineto {
     tconv_ctx *ctx;
-    csv_map roles; /* category id -> csv_role */
+    csv_map ops;   /* category id -> 1 if it names Kineto operators */
     csv_map names; /* name id -> CSV_NAME_* flags */
 } csv_kineto;
 
 void csv_kineto_init(csv_kineto *k, tconv_ctx *ctx);
 void csv_kineto_free(csv_kineto *k);
-csv_role csv_kineto_role(csv_kineto *k, tconv_str cat);
+csv_role csv_kineto_role(csv_kineto *k, unsigned role, tconv_str cat);
 unsigned csv_kineto_name(csv_kineto *k, tconv_str name);
 /* The kernel name matches the Tensor Core kernel patterns of the TensorBoard plugin. */
 int csv_kineto_tensor_core(const char *kernel_name);

@@ -148,7 +148,7 @@ void csv_ops_begin(csv_ops *o, const csv_walk *w)
     uint32_t d = w->depth - 1;
     const csv_walk_frame *f = csv_walk_frame_at(w, d);
     CSV_GROW(o->kinds, o->kinds_cap, (size_t)d + 1);
-    csv_role role = csv_kineto_role(o->k, f->cat);
+    csv_role role = csv_kineto_role(o->k, f->role, f->cat);
     int tree = 0, table = 0, optype = 0;
     if (role == CSV_ROLE_OP || role == CSV_ROLE_ANNOTATION || role == CSV_ROLE_PYTHON) {
         unsigned nf = csv_kineto_name(o->k, f->name);
@@ -294,7 +294,7 @@ void csv_ops_end(csv_ops *o, const csv_span *s)
     case CSV_OPS_KIND_RUNTIME:
         /* Only its device time is left to place; a launch outside every op still takes its
          * correlation id's device time, which then belongs to no op. */
-        if (!csv_arg_int(o->ctx, s->args, s->nargs, "correlation", &corr)) break;
+        if (!(corr = (int64_t)s->corr)) break;
         if (!o->ntree) {
             csv_ops_add_launch(o, s->input, 0, 0, corr, s->ts, s->seq);
             break;
@@ -303,7 +303,7 @@ void csv_ops_end(csv_ops *o, const csv_span *s)
         o->rts[o->nrts++] = (csv_ops_rt){o->tree[o->ntree - 1], corr, s->ts, s->seq};
         break;
     case CSV_OPS_KIND_DEVICE:
-        if (!csv_arg_int(o->ctx, s->args, s->nargs, "correlation", &corr)) break;
+        if (!(corr = (int64_t)s->corr)) break;
         {
             uint32_t i = csv_map_put(&o->dev_index, (uint64_t)corr, s->input, (uint32_t)o->ndev);
             if (i == o->ndev) {

@@ -132,6 +132,14 @@ static void csv_destroy(void *state)
     free(w);
 }
 
+/* Args for the events table and the kernels' launch configuration; the correlation id ties
+ * device time to the launching op. */
+static uint32_t csv_needs(const tconv_options *o)
+{
+    (void)o;
+    return TCONV_NEED_ARGS | TCONV_NEED_CORR;
+}
+
 static const tconv_writer_class csv_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "csv",
@@ -146,6 +154,7 @@ static const tconv_writer_class csv_writer_class = {
     .finish = csv_finish,
     .destroy = csv_destroy,
     .extensions = "csv",
+    .needs = csv_needs,
 };
 
 static const tconv_writer_class *const csv_writers[] = {&csv_writer_class, NULL};

@@ -35,6 +35,8 @@ csv_step csv_walk_event(csv_walk *w, const tconv_event *ev)
         f->name = ev->name;
         f->cat = ev->cat;
         f->flags = ev->flags;
+        f->role = ev->role;
+        f->corr = ev->corr;
         f->ts = ev->ts;
         f->children = 0;
         f->id = ev->id;
@@ -52,6 +54,8 @@ csv_step csv_walk_event(csv_walk *w, const tconv_event *ev)
     s->track = ev->track;
     s->input = ev->input;
     s->flags = f->flags | ev->flags;
+    s->role = f->role;
+    s->corr = f->corr ? f->corr : ev->corr;
     s->depth = w->depth;
     s->name = f->name ? f->name : ev->name;
     s->cat = f->cat ? f->cat : ev->cat;

@@ -12,10 +12,12 @@
 typedef struct csv_span {
     uint32_t track, input;
     uint16_t flags;
+    uint16_t role;  /* tconv_role, as the core decided it */
     uint32_t depth; /* 0: an outermost span of its track */
     tconv_str name, cat;
     int64_t ts, dur, self;
     uint64_t id, seq;
+    uint64_t corr;         /* correlation id of a launch and its GPU work, 0 if none */
     const tconv_arg *args; /* valid until the next call */
     uint32_t nargs;
 } csv_span;
@@ -30,7 +32,8 @@ typedef enum csv_step {
 
 typedef struct csv_walk_frame {
     tconv_str name, cat;
-    uint16_t flags;
+    uint16_t flags, role;
+    uint64_t corr;
     int64_t ts, children;
     uint64_t id, seq;
     size_t args_at;

@@ -23,7 +23,7 @@ void summary_gpu_free(summary_gpu *g)
 
 void summary_gpu_span(summary_gpu *g, const csv_span *span)
 {
-    csv_role role = csv_kineto_role(g->k, span->cat);
+    csv_role role = csv_kineto_role(g->k, span->role, span->cat);
     if (!csv_role_is_device(role)) return;
     int64_t number = 0;
     int by_arg = csv_arg_int(g->ctx, span->args, span->nargs, "device", &number);

@@ -75,6 +75,14 @@ static void summary_destroy(void *state)
     free(s);
 }
 
+/* Args for device numbers and launch configurations; the correlation id ties device time to
+ * its launch in the step breakdown. */
+static uint32_t summary_needs(const tconv_options *o)
+{
+    (void)o;
+    return TCONV_NEED_ARGS | TCONV_NEED_CORR;
+}
+
 static const tconv_writer_class summary_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "summary",
@@ -88,6 +96,7 @@ static const tconv_writer_class summary_writer_class = {
     .event = summary_event,
     .finish = summary_finish,
     .destroy = summary_destroy,
+    .needs = summary_needs,
 };
 
 static const tconv_writer_class *const summary_writers[] = {&summary_writer_class, NULL};

@@ -30,7 +30,7 @@ void summary_steps_free(summary_steps *s)
 void summary_steps_span(summary_steps *s, const csv_span *span)
 {
     int64_t start = span->ts, end = span->ts + span->dur, corr;
-    csv_role role = csv_kineto_role(s->k, span->cat);
+    csv_role role = csv_kineto_role(s->k, span->role, span->cat);
     unsigned nf = 0;
     switch (role) {
     case CSV_ROLE_KERNEL:
@@ -46,7 +46,7 @@ void summary_steps_span(summary_steps *s, const csv_span *span)
         break;
     case CSV_ROLE_RUNTIME:
         summary_ranges_add(&s->roles[SUMMARY_RUNTIME], start, end);
-        if (csv_arg_int(s->ctx, span->args, span->nargs, "correlation", &corr)) {
+        if ((corr = (int64_t)span->corr) != 0) {
             CSV_GROW(s->launches, s->launches_cap, s->nlaunches + 1);
             s->launches[s->nlaunches++] = (summary_launch){start, end, corr, span->input};
         }
@@ -68,7 +68,7 @@ void summary_steps_span(summary_steps *s, const csv_span *span)
         return;
     }
     /* Device work: remember how late the work of each launch ends. */
-    if (!csv_arg_int(s->ctx, span->args, span->nargs, "correlation", &corr)) return;
+    if (!(corr = (int64_t)span->corr)) return;
     uint32_t i = csv_map_put(&s->dev_index, (uint64_t)corr, span->input, (uint32_t)s->ndev);
     if (i == s->ndev) {
         CSV_GROW(s->dev_end, s->dev_cap, s->ndev + 1);

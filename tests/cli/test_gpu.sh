@@ -33,6 +33,17 @@ expect_grep "$TMP/out" "train.py(10): main;cudaGraphLaunch;[gpu] graph_node_a 3"
 expect_rc 0 "$TCONV" -w folded -W value=gpu "$G/cupti.json"
 golden gpu-cupti.folded "$TMP/out"
 [ ! -s "$TMP/err" ] || fail "cupti: unexpected warnings: $(cat "$TMP/err")"
+# Every writer sees the same GPU work in it: the core's roles (GPU_Kernel, MemCopy) and
+# correlation ids (correlationId), not each writer's own reading of categories and args.
+expect_rc 0 "$TCONV" -w csv -W table=kernels "$G/cupti.json"
+expect_grep "$TMP/out" "Kernel: vectorAdd,1,750,750,750,750,"
+expect_rc 0 "$TCONV" -w summary "$G/cupti.json"
+expect_grep "$TMP/out" "pid Device_0: kernel busy 750 ns (0.7%); 1 kernels 750 ns; 1 memcpy 20.125 us"
+expect_rc 0 "$TCONV" -w text-ordered "$G/cupti.json"
+expect_grep "$TMP/out" 'track T1 input=0 kind=gpu pid="Device_0" tid="GPU0_Stream7"'
+expect_rc 0 "$TCONV" -w otf2 -o "$TMP/cupti-otf2" "$G/cupti.json"
+otf2-print "$TMP/cupti-otf2/traces.otf2" >"$TMP/out" 2>&1 || fail "otf2-print failed on the cupti archive"
+grep -q "Kernel: vectorAdd" "$TMP/out" || fail "cupti: the kernel is missing from the OTF2 archive"
 
 # Flows only (Kineto 2021 names): bp=e at the kernel, bind-next before the copy, a flow whose
 # start is missing.
