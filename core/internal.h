@@ -81,6 +81,10 @@ typedef struct tconv_selection {
     tconv_step_span *step_spans; /* per input, noted as spans are pushed */
     size_t nstep_spans;
     int64_t input; /* --input N; -1: all */
+    /* --rank N, resolved once every input is read: nonzero per input index to keep. NULL: all */
+    int by_rank;
+    unsigned char *keep;
+    size_t nkeep;
 } tconv_selection;
 
 /* ---- what is known of each input (core/inputinfo.c) ---- */
@@ -158,6 +162,11 @@ tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
                                tconv_status (*emit)(void *user, const tconv_event *ev), void *user);
 tconv_status tconv_select_event(void *user, const tconv_event *ev);
 uint64_t tconv_select_cut(const tconv_select *s);
+/* --rank: keep the inputs that say they are this rank, among those read[i] marks as read (not
+ * failed). 0, or -1 with the error on the ctx: no input says a rank (a usage error), only some
+ * do, or none is this rank (a usage error). */
+int tconv_selection_keep_rank(tconv_ctx *ctx, tconv_selection *sel, int64_t rank,
+                              const unsigned char *read, size_t nread);
 void tconv_select_free(tconv_select *s);
 
 /* Drops the tracks from n on: those of an input that failed under --keep-going (an input's

@@ -24,7 +24,9 @@ struct tconv_run {
     tconv_progress prog;
     tconv_input *in; /* being read, for progress */
     uint64_t done_bytes;
-    uint32_t tried; /* inputs opened to be read: read, failed, of unknown format */
+    uint32_t tried;         /* inputs opened to be read: read, failed, of unknown format */
+    unsigned char *read_ok; /* per input index: read to its end without failing */
+    size_t nread_ok;
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -77,6 +79,7 @@ TCONV_API void tconv_run_free(tconv_run *r)
     if (!r) return;
     tconv_options_free(&r->wopts);
     tconv_ctx_free(r->ctx);
+    free(r->read_ok);
     for (size_t i = 0; i < r->nowned; i++)
         free(r->owned[i]);
     free(r->owned);
@@ -190,6 +193,7 @@ static int run_check(tconv_run *r)
         return -1;
     }
     if (r->o.only_input) ctx->selection.input = r->o.input;
+    ctx->selection.by_rank = r->o.only_rank != 0;
     int buffers = (r->wc->flags & TCONV_WRITER_ORDERED) ||
                   ((r->wc->accepts & TCONV_KIND_BIT(TCONV_EV_SAMPLE)) &&
                    !(r->wc->accepts & TCONV_KINDS_SPANS));
@@ -198,6 +202,15 @@ static int run_check(tconv_run *r)
                           "the %s writer streams events as they are read, so --window and "
                           "--steps cannot apply to it; use text-ordered, csv or another writer "
                           "that orders the trace",
+                          r->wc->name);
+        return -1;
+    }
+    /* An input may say its rank after its events: only a writer that holds them can wait. */
+    if (r->o.only_rank && !buffers) {
+        tconv_error_usage(ctx,
+                          "the %s writer streams events as they are read, before an input's "
+                          "rank may be known, so --rank cannot apply to it; use text-ordered, "
+                          "or --input N to select by position",
                           r->wc->name);
         return -1;
     }
@@ -436,6 +449,12 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "%s: the %s reader failed without saying why",
                             tconv_input_name(in), rc->name);
+        if (st == TCONV_OK) {
+            size_t old = r->nread_ok;
+            TCONV_GROW(r->read_ok, r->nread_ok, (size_t)index + 1);
+            memset(r->read_ok + old, 0, r->nread_ok - old);
+            r->read_ok[index] = 1;
+        }
         if (r->o.keep_going && st == TCONV_OK) {
             tconv_sampletypes_saved_free(&types);
             st = tconv_sink_stage_commit(sink); /* a failure now is the writer's: the run's */
@@ -499,6 +518,11 @@ static tconv_outcome run_convert(tconv_run *r)
     tconv_sink_set_progress(sink, run_tick, r);
     int usage = 0;
     st = run_read(r, sink, &usage);
+    if (st == TCONV_OK && r->o.only_rank &&
+        tconv_selection_keep_rank(ctx, &ctx->selection, r->o.rank, r->read_ok, r->nread_ok) < 0) {
+        usage = tconv_error_is_usage(ctx);
+        st = TCONV_FATAL;
+    }
     if (st == TCONV_OK) {
         st = tconv_sink_finish(sink);
         if (st != TCONV_OK && !tconv_error_pending(ctx))

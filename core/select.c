@@ -1,5 +1,6 @@
-/* The selection stage: the part of a trace a user asked to look at (--window, --steps, --input),
- * applied to the ordered stream, between the ordering stage and the stack stage or the writer.
+/* The selection stage: the part of a trace a user asked to look at (--window, --steps, --input,
+ * --rank), applied to the ordered stream, between the ordering stage and the stack stage or the
+ * writer.
  *
  * Invariant: what leaves the stage is still each track time-ordered and properly nested, with
  * every span cut to the window, so self times downstream add up to exactly the busy time inside
@@ -10,7 +11,9 @@
  *
  * A window relative to the trace is resolved when the stage starts (the readers are done, so the
  * first time is known); steps are noted as spans are pushed (core/sink.c), per input, since each
- * rank's clock and step numbers are its own. */
+ * rank's clock and step numbers are its own. The inputs of a rank are known only once every input
+ * is read (an input may give its rank after its events): the run resolves them before the stage
+ * starts (tconv_selection_keep_rank). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +144,7 @@ tconv_status tconv_select_event(void *user, const tconv_event *ev)
         s->depth = 0; /* the ordering stage closes every span of a track before the next */
     }
     if (s->sel->input >= 0 && ev->input != (uint32_t)s->sel->input) return TCONV_OK;
+    if (s->sel->keep && (ev->input >= s->sel->nkeep || !s->sel->keep[ev->input])) return TCONV_OK;
     if (ev->kind == TCONV_EV_METADATA) return s->emit(s->user, ev);
     int64_t from, to;
     select_window(s, ev->input, &from, &to);
@@ -168,7 +172,7 @@ tconv_status tconv_select_event(void *user, const tconv_event *ev)
         if (o->state == SELECT_SKIPPED) return TCONV_OK;
         if (o->state == SELECT_HELD) {
             if (ev->ts <= from) return TCONV_OK; /* ended before the window */
-            s->depth++; /* release it with the ones around it */
+            s->depth++;                          /* release it with the ones around it */
             tconv_status st = select_release(s, from);
             s->depth--;
             if (st == TCONV_FATAL) return st;
@@ -283,4 +287,61 @@ void tconv_selection_free(tconv_selection *sel)
     free(sel->step_spans);
     sel->step_spans = NULL;
     sel->nstep_spans = 0;
+    free(sel->keep);
+    sel->keep = NULL;
+    sel->nkeep = 0;
+}
+
+int tconv_selection_keep_rank(tconv_ctx *ctx, tconv_selection *sel, int64_t rank,
+                              const unsigned char *read, size_t nread)
+{
+    uint32_t n = tconv_ctx_input_count(ctx);
+    uint32_t with = 0, kept = 0, without = UINT32_MAX;
+    char ranks[256];
+    size_t len = 0;
+    ranks[0] = 0;
+    free(sel->keep);
+    sel->keep = tconv_xcalloc(n ? n : 1, 1);
+    sel->nkeep = n;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t r;
+        if (i >= nread || !read[i]) continue; /* failed under --keep-going: left out already */
+        if (!tconv_ctx_rank(ctx, i, &r)) {
+            if (without == UINT32_MAX) without = i;
+            continue;
+        }
+        with++;
+        if (r == rank) {
+            sel->keep[i] = 1;
+            kept++;
+        }
+        if (len < sizeof(ranks) - 32)
+            len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, "%s%lld", len ? ", " : "",
+                                    (long long)r);
+    }
+    const char *how = "an input's rank is in its metadata, shown by: tconv -w text INPUT | grep -E "
+                      "'name=\"(distributedInfo|rank)\"'; --input N selects by position instead";
+    if (!with) {
+        tconv_error_usage(ctx,
+                          "--rank %lld: no input says which rank it is (Kineto's distributedInfo, "
+                          "or a \"rank\" member)",
+                          (long long)rank);
+        tconv_error_hint(ctx, "%s", how);
+        return -1;
+    }
+    if (without != UINT32_MAX) {
+        /* Whether such an input is rank N cannot be told: keeping or dropping it would both
+         * be a guess. */
+        const char *name = tconv_ctx_input_name(ctx, without);
+        tconv_error_set(ctx, "--rank %lld: input '%s' says no rank, and other inputs do",
+                        (long long)rank, name ? name : "?");
+        tconv_error_hint(ctx, "leave it out of the run, or select by position with --input N");
+        return -1;
+    }
+    if (!kept) {
+        tconv_error_usage(ctx, "--rank %lld: no input is rank %lld; the inputs are rank%s %s",
+                          (long long)rank, (long long)rank, with == 1 ? "" : "s", ranks);
+        return -1;
+    }
+    return 0;
 }

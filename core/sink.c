@@ -35,7 +35,10 @@ struct tconv_sink {
     uint64_t seq;
     uint64_t emitted; /* by the stages, after the readers are done */
     uint64_t dropped[TCONV_EV_KIND_MAX];
-    uint64_t not_work[TCONV_ROLE_MAX]; /* spans left out of self time, by role */
+    /* Spans left out of self time, by input and role: per input, since --rank knows which
+     * inputs it keeps only once they are all read. */
+    uint64_t (*not_work)[TCONV_ROLE_MAX];
+    size_t nnot_work;
     int have_spans, have_samples;
     /* One output holds one set of sample types: those of the first input whose samples reached
      * the writer, as text ("samples/count, cycles/count"), checked again at each new input's
@@ -44,6 +47,9 @@ struct tconv_sink {
     uint32_t sample_input, sample_last, span_input;
     char *sample_from, *sample_types, *span_from;
     sink_stage *stage; /* --keep-going: the input being read, held (see below) */
+    /* --rank: what would go to the writer as it is read (metadata), held until the inputs of
+     * the rank are known, at the finish. */
+    sink_stage held;
     uint64_t accepted; /* events pushed that passed the checks, staged or not */
     int staging;
     void (*progress)(void *user, uint64_t events);
@@ -84,6 +90,7 @@ void tconv_sink_free(tconv_sink *s)
     if (!s) return;
     tconv_order_free(s->order);
     tconv_gpu_free(s->gpu);
+    free(s->not_work);
     free(s->sample_from);
     free(s->sample_types);
     free(s->span_from);
@@ -92,6 +99,8 @@ void tconv_sink_free(tconv_sink *s)
         tconv_arena_free(&s->stage->data);
         free(s->stage);
     }
+    free(s->held.ev);
+    tconv_arena_free(&s->held.data);
     free(s);
 }
 
@@ -110,11 +119,12 @@ static int sink_is_span(unsigned kind)
 static tconv_status sink_flush(tconv_sink *s, tconv_emit_fn emit, void *user)
 {
     const tconv_selection *sel = &s->ctx->selection;
-    if (!sel->window && !sel->steps) return tconv_order_flush(s->order, emit, user);
+    if (!sel->window && !sel->steps && !sel->keep) return tconv_order_flush(s->order, emit, user);
     tconv_select *cut = tconv_select_new(s->ctx, sel, emit, user);
     tconv_status st = tconv_order_flush(s->order, tconv_select_event, cut);
-    tconv_note(s->ctx, "selection: %llu spans cut at the window's edges",
-               (unsigned long long)tconv_select_cut(cut));
+    if (sel->window || sel->steps)
+        tconv_note(s->ctx, "selection: %llu spans cut at the window's edges",
+                   (unsigned long long)tconv_select_cut(cut));
     tconv_select_free(cut);
     return st;
 }
@@ -122,14 +132,21 @@ static tconv_status sink_flush(tconv_sink *s, tconv_emit_fn emit, void *user)
 /* Leaving spans out changes the totals, so it is said every time, with how to undo it. */
 static void sink_note_not_work(const tconv_sink *s)
 {
+    const tconv_selection *sel = &s->ctx->selection;
+    uint64_t by_role[TCONV_ROLE_MAX] = {0};
+    for (size_t i = 0; i < s->nnot_work; i++) {
+        if (sel->keep && (i >= sel->nkeep || !sel->keep[i])) continue;
+        for (unsigned r = 0; r < TCONV_ROLE_MAX; r++)
+            by_role[r] += s->not_work[i][r];
+    }
     char msg[256];
     size_t len = 0;
     uint64_t total = 0;
     for (unsigned r = 0; r < TCONV_ROLE_MAX; r++) {
-        if (!s->not_work[r] || len >= sizeof(msg)) continue;
-        total += s->not_work[r];
+        if (!by_role[r] || len >= sizeof(msg)) continue;
+        total += by_role[r];
         len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
-                                (unsigned long long)s->not_work[r], tconv_role_name(r));
+                                (unsigned long long)by_role[r], tconv_role_name(r));
     }
     if (total)
         tconv_notice(s->ctx, TCONV_NOTICE_NOTE,
@@ -312,6 +329,19 @@ static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_even
     return TCONV_OK;
 }
 
+/* A copy of e at the end of st, with its args, frames and values. */
+static void sink_stage_copy(sink_stage *st, const tconv_event *e)
+{
+    TCONV_GROW(st->ev, st->cap, st->n + 1);
+    tconv_event *c = &st->ev[st->n++];
+    *c = *e;
+    c->args = e->nargs ? tconv_arena_dup(&st->data, e->args, e->nargs * sizeof(*e->args)) : NULL;
+    c->frames =
+        e->nframes ? tconv_arena_dup(&st->data, e->frames, e->nframes * sizeof(*e->frames)) : NULL;
+    c->values =
+        e->nvalues ? tconv_arena_dup(&st->data, e->values, e->nvalues * sizeof(*e->values)) : NULL;
+}
+
 /* An accepted event into the stages or the writer; replay: it was held by the stage, and its
  * metadata is applied again. */
 static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
@@ -348,7 +378,14 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
     if (s->mode == SINK_STACKS &&
         (e.kind == TCONV_EV_COMPLETE || (e.flags & TCONV_EVF_ASYNC && sink_is_span(e.kind))) &&
         !tconv_span_is_work(ctx, &e)) {
-        if (e.kind != TCONV_EV_END) s->not_work[e.role]++;
+        if (e.kind != TCONV_EV_END) {
+            if (e.input >= s->nnot_work) {
+                size_t old = s->nnot_work;
+                TCONV_GROW(s->not_work, s->nnot_work, (size_t)e.input + 1);
+                memset(s->not_work + old, 0, (s->nnot_work - old) * sizeof(*s->not_work));
+            }
+            s->not_work[e.input][e.role]++;
+        }
         return TCONV_OK;
     }
     if (s->mode == SINK_STACKS && sink_is_span(e.kind)) {
@@ -365,7 +402,27 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
     /* An ordered writer gets all its events through the stage, samples included. */
     if ((s->wc->flags & TCONV_WRITER_ORDERED) && e.kind != TCONV_EV_METADATA)
         return tconv_order_add(s->order, &e);
+    if (ctx->selection.by_rank) {
+        sink_stage_copy(&s->held, &e);
+        return TCONV_OK;
+    }
     return s->wc->event(s->ws, &e);
+}
+
+/* --rank: the held events of the inputs kept, in the order they came. */
+static tconv_status sink_release_held(tconv_sink *s)
+{
+    const tconv_selection *sel = &s->ctx->selection;
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; i < s->held.n && st != TCONV_FATAL; i++) {
+        const tconv_event *e = &s->held.ev[i];
+        if (!sel->keep || (e->input < sel->nkeep && sel->keep[e->input]))
+            st = s->wc->event(s->ws, e);
+    }
+    free(s->held.ev);
+    tconv_arena_free(&s->held.data);
+    s->held = (sink_stage){0};
+    return st == TCONV_FATAL ? st : TCONV_OK;
 }
 
 /* ---- staging, for --keep-going: an input's events reach the stages only once it was read to
@@ -390,14 +447,7 @@ static tconv_status sink_stage_add(tconv_sink *s, const tconv_event *e)
         if (tconv_ctx_interrupted(s->ctx)) return TCONV_FATAL;
         if (s->progress) s->progress(s->progress_user, s->seq + st->n);
     }
-    TCONV_GROW(st->ev, st->cap, st->n + 1);
-    tconv_event *c = &st->ev[st->n++];
-    *c = *e;
-    c->args = e->nargs ? tconv_arena_dup(&st->data, e->args, e->nargs * sizeof(*e->args)) : NULL;
-    c->frames =
-        e->nframes ? tconv_arena_dup(&st->data, e->frames, e->nframes * sizeof(*e->frames)) : NULL;
-    c->values =
-        e->nvalues ? tconv_arena_dup(&st->data, e->values, e->nvalues * sizeof(*e->values)) : NULL;
+    sink_stage_copy(st, e);
     return TCONV_OK;
 }
 
@@ -466,7 +516,8 @@ static tconv_status sink_emit(void *user, const tconv_event *ev)
 tconv_status tconv_sink_finish(tconv_sink *s)
 {
     tconv_ctx *ctx = s->ctx;
-    tconv_status st = TCONV_OK;
+    tconv_status st = sink_release_held(s);
+    if (st != TCONV_OK) return st;
     if (s->order && tconv_ctx_verbosity(ctx) > 0) {
         size_t n = tconv_order_events(s->order), bytes = tconv_order_bytes(s->order);
         tconv_note(ctx, "ordering stage: %zu events buffered in %.1f MB (%.1f bytes each)", n,

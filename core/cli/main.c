@@ -17,7 +17,7 @@ typedef struct cli_args {
     int force, list, help, version, quiet, verbose, strict, stats, all_spans, keep_going;
     uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
-    const char *window, *steps, *step_name, *input;
+    const char *window, *steps, *step_name, *input, *rank;
     char **inputs;
     size_t ninputs;
 } cli_args;
@@ -46,6 +46,8 @@ static void cli_usage(FILE *f)
           "      --steps A[-B]     only steps A to B (Kineto ProfilerStep#N), per input\n"
           "      --step-name P     steps are spans named P followed by a number\n"
           "      --input N         only the events of input N (0-based, as listed)\n"
+          "      --rank N          only the events of the inputs of rank N in a distributed\n"
+          "                        job (Kineto distributedInfo); every input must say its rank\n"
           "      --all-spans       count every span in self time (pprof, folded, summary,\n"
           "                        csv stacks), also the profiler's window and async spans,\n"
           "                        which are left out by default (a note says how many)\n"
@@ -146,6 +148,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         O_STEPS,
         O_STEP_NAME,
         O_INPUT,
+        O_RANK,
         O_KEEP_GOING
     };
     static const struct option longopts[] = {
@@ -159,6 +162,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"steps", required_argument, 0, O_STEPS},
         {"step-name", required_argument, 0, O_STEP_NAME},
         {"input", required_argument, 0, O_INPUT},
+        {"rank", required_argument, 0, O_RANK},
         {"list", no_argument, 0, O_LIST},
         {"help-plugin", required_argument, 0, O_HELP_PLUGIN},
         {"plugin-path", required_argument, 0, O_PLUGIN_PATH},
@@ -219,6 +223,9 @@ static int cli_parse(int argc, char **argv, cli_args *a)
             break;
         case O_INPUT:
             a->input = optarg;
+            break;
+        case O_RANK:
+            a->rank = optarg;
             break;
         case O_STRICT:
             a->strict = 1;
@@ -288,6 +295,17 @@ static int cli_convert(const cli_args *a, tconv_host *h)
         }
         o.only_input = 1;
         o.input = (uint32_t)n;
+    }
+    if (a->rank) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(a->rank, &end, 10);
+        if (!*a->rank || *end || errno || n < 0) {
+            fprintf(stderr, "tconv: --rank '%s': give a rank, a number from 0\n", a->rank);
+            return CLI_EXIT_USAGE;
+        }
+        o.only_rank = 1;
+        o.rank = n;
     }
     o.verbosity = a->quiet ? -1 : a->verbose;
     o.max_input_size = a->max_input;

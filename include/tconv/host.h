@@ -137,6 +137,13 @@ typedef struct tconv_run_opts {
      * read to its end, and dropped. The output is written from the rest, and execute returns
      * TCONV_PARTIAL. Costs the memory of one input's events. */
     int keep_going;
+    /* nonzero: keep only the events of the inputs whose metadata says they are rank `rank` of
+     * a distributed job (tconv_ctx_rank: Kineto's distributedInfo, a "rank" member). A rank is
+     * known only once its input is read, so this applies to the writers that buffer the stream,
+     * like window. Inputs that say no rank make the run fail: TCONV_USAGE when none says one,
+     * TCONV_FAILED when only some do; no input of that rank is TCONV_USAGE. */
+    int only_rank;
+    int64_t rank;
 } tconv_run_opts;
 
 #define TCONV_RUN_OPTS_INIT                                                                        \

@@ -27,19 +27,20 @@ static OTF2_LocationType otf2_loc_type(const tconv_track *t, const otf2_loc *l)
     return OTF2_LOCATION_TYPE_CPU_THREAD;
 }
 
-/* The rank each input is shown as. */
+/* The rank each input is shown as: the one it says it is, the same the core gives every writer
+ * (pprof's rank label, --rank), when every input says a different one; else its position. */
 static int64_t *otf2_layout_ranks(otf2_state *st)
 {
     int64_t *ranks = malloc((st->ninputs ? st->ninputs : 1) * sizeof(*ranks));
     if (!ranks) otf2_oom();
     int use_meta = 1;
     for (size_t i = 0; i < st->ninputs && use_meta; i++) {
-        if (!st->inputs[i].has_rank) use_meta = 0;
+        if (!tconv_ctx_rank(st->ctx, (uint32_t)i, &ranks[i])) use_meta = 0;
         for (size_t j = 0; j < i && use_meta; j++)
-            if (st->inputs[j].rank == st->inputs[i].rank) use_meta = 0;
+            if (ranks[j] == ranks[i]) use_meta = 0;
     }
-    for (size_t i = 0; i < st->ninputs; i++)
-        ranks[i] = use_meta ? st->inputs[i].rank : (int64_t)i;
+    for (size_t i = 0; i < st->ninputs && !use_meta; i++)
+        ranks[i] = (int64_t)i;
     return ranks;
 }
 

@@ -103,10 +103,8 @@ typedef struct otf2_link {
     uint32_t send_to, send_tag;
 } otf2_link;
 
-/* Facts about one input (rank). */
+/* Facts about one input (rank: tconv_ctx_rank). */
 typedef struct otf2_input {
-    int has_rank;
-    int64_t rank;
     tconv_str host;
     uint32_t node; /* system tree node (layout) */
 } otf2_input;
@@ -205,8 +203,6 @@ otf2_input *otf2_collect_input(otf2_state *st, uint32_t input);
 
 /* otf2_meta.c: the metadata the writer reads beyond the track table. */
 tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev);
-/* The "rank" member of a JSON object's text (Kineto's distributedInfo); 0 if there is none. */
-int otf2_meta_json_rank(const char *json, int64_t *rank);
 
 /* otf2_strref.c: OTF2 string refs for tconv strings, defined on first use. */
 OTF2_StringRef otf2_strref(otf2_state *st, tconv_str s);

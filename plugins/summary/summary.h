@@ -45,6 +45,14 @@ typedef struct summary {
     size_t ncats, cats_cap;
     csv_map cat_index;
     csv_buf buf, tmp;
+
+    /* Spans that are not work of their track (tconv_span_is_work) never reach the walker, so
+     * their children count toward the nearest work span around them, as in pprof and folded.
+     * Per open span of the current track: 0 when it is walked, else its role + 1. */
+    uint16_t *hidden;
+    size_t hidden_depth, hidden_cap;
+    uint32_t hidden_track;
+    uint64_t not_work[TCONV_ROLE_MAX]; /* spans left out, by role */
 } summary;
 
 /* summary_collect.c */

@@ -70,6 +70,20 @@ static void summary_trace(summary *s)
         sep = ", ";
     }
     csv_buf_cstr(b, with_events ? ")\n" : "\n");
+    /* Said in the report itself: whoever reads it must know its totals leave these out. */
+    uint64_t hidden = 0;
+    for (unsigned r = 0; r < TCONV_ROLE_MAX; r++)
+        hidden += s->not_work[r];
+    if (!hidden) return;
+    csv_buf_printf(b, "  not work %" PRIu64 " span%s left out of busy and self times (", hidden,
+                   hidden == 1 ? "" : "s");
+    sep = "";
+    for (unsigned r = 0; r < TCONV_ROLE_MAX; r++) {
+        if (!s->not_work[r]) continue;
+        csv_buf_printf(b, "%s%" PRIu64 " %s", sep, s->not_work[r], tconv_role_name(r));
+        sep = ", ";
+    }
+    csv_buf_printf(b, "); --all-spans counts %s\n", hidden == 1 ? "it" : "them");
 }
 
 /* Sort keys for the process listing: a track's (input, pid), then its group's first track. */

@@ -24,6 +24,9 @@ static void rank_from_distributed_info_or_rank(void **state)
     meta(ctx, 3, "distributedInfo", "{\"backend\":\"nccl\"}");
     meta(ctx, 3, "rank", "seven");
     meta(ctx, 3, "rank", "99999999999999999999"); /* out of range: no rank */
+    /* A string value or another member's name is no rank, nor an out-of-range one. */
+    meta(ctx, 5, "distributedInfo", "{\"rank\":\"zero\",\"ranks\":2}");
+    meta(ctx, 6, "distributedInfo", "{\"rank\":99999999999999999999}");
     assert_true(tconv_ctx_rank(ctx, 0, &r));
     assert_int_equal(r, 3);
     assert_true(tconv_ctx_rank(ctx, 1, &r)); /* the outer level's, not a nested one */
@@ -32,6 +35,8 @@ static void rank_from_distributed_info_or_rank(void **state)
     assert_int_equal(r, 7);
     assert_false(tconv_ctx_rank(ctx, 3, &r));
     assert_false(tconv_ctx_rank(ctx, 4, &r));
+    assert_false(tconv_ctx_rank(ctx, 5, &r));
+    assert_false(tconv_ctx_rank(ctx, 6, &r));
     tconv_ctx_free(ctx);
 }
 

@@ -3,6 +3,7 @@
 # locations, exact definition and event counts, every invariant holding) and the events as
 # otf2-print shows them must equal golden/<case>.tevt.txt.
 #   data/tevt/rank_a.tevt + rank_b.tevt   two ranks whose pids collide, merged into one archive
+#   data/tevt/rank_huge.tevt + rank_b.tevt  an input whose rank is past int64: shown by position
 #   data/tevt/repairs.tevt                repairs of the ordering stage, lone flows, a step chain
 #   data/tevt/args.tevt                   args as attributes and marker text (-W args=true)
 source "$(dirname "$0")/otf2_lib.sh"
@@ -39,6 +40,17 @@ grep -q '^group 0 PROCESS node 2 creator - "rank 1: trainer (CPU)"$' "$TMP/ranks
     fail "rank 1's process is not the first group, on node-b"
 grep -q '^group 3 ACCELERATOR node 1 creator 2 "rank 3: trainer (GPU 0)"$' "$TMP/ranks.check" ||
     fail "rank 3's GPU is not an accelerator group created by rank 3's process"
+
+# The rank is the core's (tconv_ctx_rank), as pprof and --rank see it: a rank past int64 is no
+# rank, so the inputs are shown by position, never as a clamped 9223372036854775807.
+"$TCONV" -w otf2 -o "$TMP/huge" "$DATA/tevt/rank_huge.tevt" "$DATA/tevt/rank_b.tevt" \
+    2>"$TMP/huge.stderr" || { cat "$TMP/huge.stderr" >&2; fail "rank_huge: tconv failed"; }
+readable "$TMP/huge"
+grep -q '^group 0 PROCESS node 1 creator - "rank 0: trainer (CPU)"$' "$TMP/huge.check" ||
+    fail "the input without a usable rank is not rank 0 by position"
+grep -q '^group 2 PROCESS node 2 creator - "rank 1: trainer (CPU)"$' "$TMP/huge.check" ||
+    fail "the second input is not rank 1 by position"
+! grep -q 9223372036854775807 "$TMP/huge.check" || fail "a clamped rank was shown"
 
 run_case repairs "$DATA/tevt/repairs.tevt"
 check_value "$TMP/repairs" mpi_send 3

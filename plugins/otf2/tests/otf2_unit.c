@@ -135,22 +135,6 @@ static void map_holds_many_keys(void **state)
     otf2_map_free(&m);
 }
 
-static void rank_from_distributed_info(void **state)
-{
-    (void)state;
-    int64_t r = -1;
-    assert_true(otf2_meta_json_rank("{\"backend\":\"nccl\",\"rank\":3,\"world_size\":128}", &r));
-    assert_int_equal(r, 3);
-    assert_true(otf2_meta_json_rank("{ \"rank\" : 12 }", &r));
-    assert_int_equal(r, 12);
-    /* Only the object's own member counts, not one nested deeper or a string value. */
-    r = -1;
-    assert_false(otf2_meta_json_rank("{\"pg\":[{\"rank\":1}],\"name\":\"rank\"}", &r));
-    assert_false(otf2_meta_json_rank("{\"rank\":\"zero\"}", &r));
-    assert_false(otf2_meta_json_rank("{\"ranks\":2}", &r));
-    assert_int_equal(r, -1);
-}
-
 static void args_as_json_text(void **state)
 {
     (void)state;
@@ -221,7 +205,6 @@ int main(void)
         cmocka_unit_test(flow_classes_do_not_mix),
         cmocka_unit_test(varints_round_trip),
         cmocka_unit_test(map_holds_many_keys),
-        cmocka_unit_test(rank_from_distributed_info),
         cmocka_unit_test(args_as_json_text),
         cmocka_unit_test(library_errors_become_tconv_errors),
     };
