@@ -168,6 +168,14 @@ TCONV_API void tconv_note(tconv_ctx *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+TCONV_API void tconv_note_show(tconv_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    error_notice(ctx, TCONV_NOTICE_NOTE, fmt, ap);
+    va_end(ap);
+}
+
 void tconv_notice(tconv_ctx *ctx, tconv_notice_level level, const char *fmt, ...)
 {
     va_list ap;

@@ -98,6 +98,9 @@ int tconv_warning_get(const tconv_ctx *ctx, size_t i, const char **kind, const c
 /* An informational message for the user, shown with -v (the host's notice hook at level
  * TCONV_NOTICE_INFO): what a stage or a writer held, which choices it made. ABI 1.1. */
 void tconv_note(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
+/* The same, shown without -v (level TCONV_NOTICE_NOTE; -q hides it): a choice that changes the
+ * numbers the user reads, such as spans left out of self time, said with how to undo it. */
+void tconv_note_show(tconv_ctx *ctx, const char *fmt, ...) TCONV_PRINTF(2, 3);
 
 /* ---- sample types ----------------------------------------------------------------------- */
 /* Declared by whoever produces SAMPLE events, before the first one. Copied. */

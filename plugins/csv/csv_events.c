@@ -205,6 +205,7 @@ tconv_status csv_events_event(csv_writer *w, const tconv_event *ev)
     case CSV_WALK_META:
         return csv_events_direct(w, ev, 0);
     case CSV_WALK_SKIP:
+    case CSV_WALK_HIDDEN: /* the events table walks every span */
         break;
     }
     return TCONV_OK;

@@ -43,6 +43,8 @@ static tconv_status csv_open(tconv_ctx *ctx, tconv_output *out, const tconv_opti
                   : strcmp(mode, "all") == 0   ? CSV_OPS_ALL
                                                : CSV_OPS_AUTO;
     csv_walk_init(&w->walk);
+    /* The stacks table holds self times, which must agree with pprof's and folded's. */
+    if (w->table == CSV_TABLE_STACKS) csv_walk_work_only(&w->walk, ctx);
     csv_kineto_init(&w->kineto, ctx);
     csv_stacks_init(&w->stacks, ctx);
     w->track_cached = UINT32_MAX;
@@ -71,6 +73,7 @@ static tconv_status csv_open(tconv_ctx *ctx, tconv_output *out, const tconv_opti
 static void csv_aggregate(csv_writer *w, const tconv_event *ev)
 {
     csv_step step = csv_walk_event(&w->walk, ev);
+    if (step == CSV_WALK_HIDDEN && ev->kind == TCONV_EV_END) w->not_work++;
     if (step == CSV_WALK_BEGIN) {
         if (w->ops) csv_ops_begin(w->ops, &w->walk);
         if (w->table == CSV_TABLE_STACKS) csv_stacks_span_begin(&w->stacks, &w->walk);
@@ -112,6 +115,12 @@ static tconv_status csv_finish(void *state)
     case CSV_TABLE_COUNTERS:
         return csv_buf_flush(&w->row, w->out);
     default:
+        if (w->not_work)
+            tconv_note_show(w->ctx,
+                            "csv: %llu span%s that %s not work of %s thread left out of the stacks "
+                            "table; --all-spans counts them",
+                            (unsigned long long)w->not_work, w->not_work == 1 ? "" : "s",
+                            w->not_work == 1 ? "is" : "are", w->not_work == 1 ? "its" : "their");
         return csv_tables_write(w);
     }
 }

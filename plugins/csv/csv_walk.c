@@ -15,7 +15,30 @@ void csv_walk_free(csv_walk *w)
 {
     free(w->frames);
     free(w->args);
+    free(w->hidden);
     memset(w, 0, sizeof *w);
+}
+
+void csv_walk_work_only(csv_walk *w, const tconv_ctx *ctx)
+{
+    w->work_ctx = ctx;
+}
+
+/* 1 if a BEGIN or END is left out. The ordered stream nests each track's spans, so an END is
+ * left out exactly when its BEGIN was. */
+static int csv_walk_hide(csv_walk *w, const tconv_event *ev)
+{
+    if (ev->kind == TCONV_EV_BEGIN) {
+        CSV_GROW(w->hidden, w->hidden_cap, w->nhidden + 1);
+        int work = tconv_span_is_work(w->work_ctx, ev);
+        w->hidden[w->nhidden++] = (uint16_t)(work ? 0 : ev->role + 1);
+        w->hidden_role = ev->role;
+        return !work;
+    }
+    if (!w->nhidden) return 0;
+    uint16_t h = w->hidden[--w->nhidden];
+    w->hidden_role = (uint16_t)(h ? h - 1 : 0);
+    return h != 0;
 }
 
 csv_step csv_walk_event(csv_walk *w, const tconv_event *ev)
@@ -27,7 +50,11 @@ csv_step csv_walk_event(csv_walk *w, const tconv_event *ev)
         w->track = ev->track;
         w->depth = 0;
         w->nargs = 0;
+        w->nhidden = 0;
     }
+    if (w->work_ctx && (ev->kind == TCONV_EV_BEGIN || ev->kind == TCONV_EV_END) &&
+        csv_walk_hide(w, ev))
+        return CSV_WALK_HIDDEN;
     if (ev->kind == TCONV_EV_BEGIN) {
         CSV_GROW(w->frames, w->cap, w->depth + 1);
         CSV_GROW(w->args, w->args_cap, w->nargs + ev->nargs);

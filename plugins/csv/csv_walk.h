@@ -27,7 +27,8 @@ typedef enum csv_step {
     CSV_WALK_END,   /* a span closed: see span */
     CSV_WALK_POINT, /* any other event, inside w->depth open spans */
     CSV_WALK_META,  /* metadata (arrives before the tracks) */
-    CSV_WALK_SKIP   /* an END with nothing open (cannot happen after the ordering stage) */
+    CSV_WALK_SKIP,  /* an END with nothing open (cannot happen after the ordering stage) */
+    CSV_WALK_HIDDEN /* a BEGIN or END of a span that is not work (csv_walk_work_only) */
 } csv_step;
 
 typedef struct csv_walk_frame {
@@ -49,11 +50,21 @@ typedef struct csv_walk {
     tconv_arg *args; /* the open spans' args, stacked */
     size_t nargs, args_cap;
     csv_span span;
+    /* csv_walk_work_only: per open span, 0 if walked, else its role + 1 */
+    const tconv_ctx *work_ctx;
+    uint16_t *hidden;
+    size_t nhidden, hidden_cap;
+    uint16_t hidden_role; /* after CSV_WALK_HIDDEN: the span's role */
 } csv_walk;
 
 void csv_walk_init(csv_walk *w);
 void csv_walk_free(csv_walk *w);
 csv_step csv_walk_event(csv_walk *w, const tconv_event *ev);
+/* Leave out spans that are not work of their track (tconv_span_is_work: the profiler's window,
+ * async spans), as the core's stack stage does for pprof and folded: their BEGIN and END come
+ * back as CSV_WALK_HIDDEN and their children nest in the span around them, so self and busy
+ * times agree with the profile writers. */
+void csv_walk_work_only(csv_walk *w, const tconv_ctx *ctx);
 /* The open span at depth d (0 = outermost). */
 static inline const csv_walk_frame *csv_walk_frame_at(const csv_walk *w, uint32_t d)
 {

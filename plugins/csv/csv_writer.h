@@ -39,6 +39,7 @@ typedef struct csv_writer {
     csv_ops_mode ops_mode;
     csv_buf row;
     csv_walk walk;
+    uint64_t not_work; /* stacks table: spans left out, not work of their track */
     csv_kineto kineto;
     csv_ops *ops;
     csv_kernels *kernels;

@@ -46,12 +46,9 @@ typedef struct summary {
     csv_map cat_index;
     csv_buf buf, tmp;
 
-    /* Spans that are not work of their track (tconv_span_is_work) never reach the walker, so
-     * their children count toward the nearest work span around them, as in pprof and folded.
-     * Per open span of the current track: 0 when it is walked, else its role + 1. */
-    uint16_t *hidden;
-    size_t hidden_depth, hidden_cap;
-    uint32_t hidden_track;
+    /* Spans that are not work of their track (tconv_span_is_work) are left out of the walk
+     * (csv_walk_work_only), so their children count toward the work span around them, as in
+     * pprof and folded. */
     uint64_t not_work[TCONV_ROLE_MAX]; /* spans left out, by role */
 } summary;
 

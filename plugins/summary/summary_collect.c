@@ -26,36 +26,17 @@ static void summary_category(summary *s, const csv_span *span)
     s->cats[i].self = csv_sat_add(s->cats[i].self, span->self);
 }
 
-/* 1 when ev goes to the walker. The ordered stream nests each track's spans and finishes a track
- * before the next, so an END is hidden exactly when its BEGIN was. */
-static int summary_visible(summary *s, const tconv_event *ev)
-{
-    if (ev->kind != TCONV_EV_BEGIN && ev->kind != TCONV_EV_END) return 1;
-    if (ev->track != s->hidden_track) {
-        s->hidden_track = ev->track;
-        s->hidden_depth = 0;
-    }
-    if (ev->kind == TCONV_EV_BEGIN) {
-        CSV_GROW(s->hidden, s->hidden_cap, s->hidden_depth + 1);
-        int work = tconv_span_is_work(s->ctx, ev);
-        s->hidden[s->hidden_depth++] = (uint16_t)(work ? 0 : ev->role + 1);
-        return work;
-    }
-    if (!s->hidden_depth) return 1;
-    uint16_t role = s->hidden[--s->hidden_depth];
-    if (!role) return 1;
-    /* Still an event of its track: counted, but in no time total. */
-    s->not_work[role - 1]++;
-    s->kinds[TCONV_EV_COMPLETE]++;
-    summary_track_of(s, ev->track)->events++;
-    return 0;
-}
-
 void summary_collect(summary *s, const tconv_event *ev)
 {
-    if (!summary_visible(s, ev)) return;
     csv_step step = csv_walk_event(&s->walk, ev);
     switch (step) {
+    case CSV_WALK_HIDDEN:
+        /* Still an event of its track: counted, but in no time total. */
+        if (ev->kind != TCONV_EV_END) return;
+        s->not_work[s->walk.hidden_role]++;
+        s->kinds[TCONV_EV_COMPLETE]++;
+        summary_track_of(s, ev->track)->events++;
+        return;
     case CSV_WALK_META:
         s->kinds[TCONV_EV_METADATA]++;
         return;

@@ -34,8 +34,8 @@ static tconv_status summary_open(tconv_ctx *ctx, tconv_output *out, const tconv_
     s->out = out;
     s->top = (size_t)top;
     s->width = (size_t)width;
-    s->hidden_track = UINT32_MAX;
     csv_walk_init(&s->walk);
+    csv_walk_work_only(&s->walk, ctx);
     csv_kineto_init(&s->kineto, ctx);
     s->ops = csv_ops_new(ctx, &s->kineto);
     s->kernels = csv_kernels_new(ctx, &s->kineto);
@@ -70,7 +70,6 @@ static void summary_destroy(void *state)
     csv_kineto_free(&s->kineto);
     free(s->tracks);
     free(s->cats);
-    free(s->hidden);
     csv_map_free(&s->cat_index);
     csv_buf_free(&s->buf);
     csv_buf_free(&s->tmp);

@@ -19,6 +19,15 @@ diff "$TMP/want" "$TMP/all.folded" >&2 || fail "--all-spans folded output"
 expect_rc 0 "$TCONV" -q -w folded -o "$TMP/q.folded" "$IN"
 [ ! -s "$TMP/err" ] || fail "-q printed: $(cat "$TMP/err")"
 
+# The csv stacks table holds the same self times as folded, and says what it left out.
+expect_rc 0 "$TCONV" -w csv -W table=stacks -o "$TMP/def.csv" "$IN"
+printf '%s\n' "stack,depth,samples_count,wall_nanoseconds" "aten::mm,1,1,150000" \
+    "aten::mm;aten::add,2,1,50000" >"$TMP/want"
+diff "$TMP/want" <(tr -d '\r' <"$TMP/def.csv") >&2 || fail "default csv stacks table"
+expect_grep "$TMP/err" "tconv: note: csv: 3 spans that are not work of their thread left out of the stacks table; --all-spans counts them"
+expect_rc 0 "$TCONV" --all-spans -w csv -W table=stacks -o "$TMP/all.csv" "$IN"
+expect_grep "$TMP/all.csv" "PyTorch Profiler (0),1,1,1000000"
+
 # The text writer (every event as pushed) still sees the window and the async spans.
 expect_rc 0 "$TCONV" -w text -o "$TMP/all.txt" "$IN"
 expect_grep "$TMP/all.txt" "PyTorch Profiler (0)"
