@@ -1,8 +1,8 @@
 /* The stack stage turns ordered spans into stack samples for profile writers (pprof, folded).
  * Each span yields one sample at its full stack (outermost span of the track at the root) whose
- * value is its self time: its duration minus the durations of its direct children. Because the
- * ordering stage guarantees proper nesting, self times on a track add up to exactly the track's
- * busy time (the union of its top-level spans), and no time is counted twice. */
+ * value is its self time, as the span walk (core/spanwalk.c) computes it: so self times on a
+ * track add up to exactly the track's busy time, and csv and summary, which walk spans
+ * themselves, agree with pprof and folded. */
 #include <string.h>
 
 #include "internal.h"
@@ -12,19 +12,13 @@ const tconv_sample_type tconv_stack_sample_types[2] = {
     {"wall", "nanoseconds"},
 };
 
-typedef struct stack_entry {
-    int64_t start;
-    int64_t children; /* summed durations of direct children */
-} stack_entry;
-
 struct tconv_stack {
     tconv_ctx *ctx;
     tconv_emit_fn emit;
     void *user;
-    uint32_t track;
-    stack_entry *entries;
-    tconv_frame *frames;
-    size_t depth, cap, fcap;
+    tconv_spanwalk *walk; /* depth and self time (core/spanwalk.c) */
+    tconv_frame *frames;  /* the open spans as frames, root first */
+    size_t fcap;
     tconv_gpu *gpu; /* GPU attribution watches the walk (core/gpu.c), or NULL */
 };
 
@@ -34,7 +28,7 @@ tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user)
     s->ctx = ctx;
     s->emit = emit;
     s->user = user;
-    s->track = UINT32_MAX;
+    s->walk = tconv_spanwalk_new(ctx, 0);
     return s;
 }
 
@@ -47,7 +41,7 @@ void tconv_stack_attach_gpu(tconv_stack *s, tconv_gpu *g)
 void tconv_stack_free(tconv_stack *s)
 {
     if (!s) return;
-    free(s->entries);
+    tconv_spanwalk_destroy(s->walk);
     free(s->frames);
     free(s);
 }
@@ -55,45 +49,42 @@ void tconv_stack_free(tconv_stack *s)
 tconv_status tconv_stack_event(void *stack, const tconv_event *ev)
 {
     tconv_stack *s = stack;
-    if (ev->track != s->track) {
-        /* The ordering stage closes every span of a track before the next track starts. */
-        s->track = ev->track;
-        s->depth = 0;
-    }
-    if (ev->kind == TCONV_EV_BEGIN) {
-        TCONV_GROW(s->entries, s->cap, s->depth + 1);
-        TCONV_GROW(s->frames, s->fcap, s->depth + 1);
-        s->entries[s->depth] = (stack_entry){ev->ts, 0};
-        s->frames[s->depth] = (tconv_frame){.name = ev->name, .module = ev->cat};
-        s->depth++;
-        if (s->gpu) tconv_gpu_begin(s->gpu, ev, s->frames, s->depth);
+    tconv_walk_step step = tconv_spanwalk_event(s->walk, ev);
+    size_t depth = tconv_spanwalk_depth(s->walk);
+    switch (step) {
+    case TCONV_WALK_BEGIN:
+        TCONV_GROW(s->frames, s->fcap, depth);
+        s->frames[depth - 1] = (tconv_frame){.name = ev->name, .module = ev->cat};
+        if (s->gpu) tconv_gpu_begin(s->gpu, ev, s->frames, depth);
         return TCONV_OK;
-    }
-    if (ev->kind != TCONV_EV_END) {
-        if (s->gpu) tconv_gpu_point(s->gpu, ev, s->frames, s->depth); /* flows */
+    case TCONV_WALK_SKIP:
+    case TCONV_WALK_HIDDEN:
+        return TCONV_OK;
+    case TCONV_WALK_POINT:
+    case TCONV_WALK_META:
+        if (s->gpu) tconv_gpu_point(s->gpu, ev, s->frames, depth); /* flows */
         return s->emit(s->user, ev); /* what an ordered writer takes */
+    case TCONV_WALK_END:
+        break;
     }
-    if (!s->depth) return TCONV_OK;
-    tconv_status st = s->gpu ? tconv_gpu_end(s->gpu, ev, s->depth) : TCONV_OK;
+    /* The span that closed is frames[depth], one below what is still open. */
+    tconv_status st = s->gpu ? tconv_gpu_end(s->gpu, ev, depth + 1) : TCONV_OK;
     if (st == TCONV_FATAL) return st;
-    stack_entry *top = &s->entries[s->depth - 1];
-    int64_t dur = ev->ts - top->start;
+    const tconv_span *span = tconv_spanwalk_span(s->walk);
     /* Under GPU attribution a third value, gpu time, which CPU spans do not have. */
-    int64_t values[3] = {1, dur - top->children, 0};
+    int64_t values[3] = {1, span->self, 0};
     tconv_event smp = TCONV_EVENT_INIT;
     smp.kind = TCONV_EV_SAMPLE;
     smp.track = ev->track;
-    smp.ts = top->start;
-    smp.dur = dur;
+    smp.ts = span->ts;
+    smp.dur = span->dur;
     smp.name = ev->name;
     smp.cat = ev->cat;
     smp.frames = s->frames;
-    smp.nframes = (uint32_t)s->depth;
+    smp.nframes = (uint32_t)depth + 1;
     smp.values = values;
     smp.nvalues = s->gpu ? 3 : 2;
     smp.input = ev->input;
     smp.seq = ev->seq;
-    s->depth--;
-    if (s->depth) s->entries[s->depth - 1].children += dur;
     return s->emit(s->user, &smp);
 }

@@ -6,6 +6,7 @@
 #include "event.h"
 #include "io.h"
 #include "plugin.h"
+#include "spanwalk.h"
 #include "stacktab.h"
 #include <tconv/version.h>
 

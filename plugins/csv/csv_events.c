@@ -177,35 +177,35 @@ static tconv_status csv_events_direct(csv_writer *w, const tconv_event *ev, uint
 
 tconv_status csv_events_event(csv_writer *w, const tconv_event *ev)
 {
-    if (w->npending && ev->kind != TCONV_EV_METADATA && ev->track != w->walk.track &&
-        csv_events_flush(w) != TCONV_OK)
+    if (w->npending && ev->kind != TCONV_EV_METADATA &&
+        ev->track != tconv_spanwalk_track(w->walk) && csv_events_flush(w) != TCONV_OK)
         return TCONV_FATAL;
-    csv_step step = csv_walk_event(&w->walk, ev);
+    tconv_walk_step step = tconv_spanwalk_event(w->walk, ev);
     switch (step) {
-    case CSV_WALK_BEGIN: {
-        uint32_t d = w->walk.depth - 1;
+    case TCONV_WALK_BEGIN: {
+        uint32_t d = tconv_spanwalk_depth(w->walk) - 1;
         CSV_GROW(w->open_rows, w->open_cap, (size_t)d + 1);
         w->open_rows[d] = w->npending;
         csv_events_push(w, ev, TCONV_EV_BEGIN, d);
         return TCONV_OK;
     }
-    case CSV_WALK_END: {
-        const csv_span *s = &w->walk.span;
+    case TCONV_WALK_END: {
+        const tconv_span *s = tconv_spanwalk_span(w->walk);
         csv_pending *p = &w->pending[w->open_rows[s->depth]];
         p->dur = s->dur;
         p->self = s->self;
-        return w->walk.depth ? TCONV_OK : csv_events_flush(w);
+        return tconv_spanwalk_depth(w->walk) ? TCONV_OK : csv_events_flush(w);
     }
-    case CSV_WALK_POINT:
-        if (w->walk.depth || w->npending) {
-            csv_events_push(w, ev, ev->kind, w->walk.depth);
+    case TCONV_WALK_POINT:
+        if (tconv_spanwalk_depth(w->walk) || w->npending) {
+            csv_events_push(w, ev, ev->kind, tconv_spanwalk_depth(w->walk));
             return TCONV_OK;
         }
-        return csv_events_direct(w, ev, w->walk.depth);
-    case CSV_WALK_META:
+        return csv_events_direct(w, ev, tconv_spanwalk_depth(w->walk));
+    case TCONV_WALK_META:
         return csv_events_direct(w, ev, 0);
-    case CSV_WALK_SKIP:
-    case CSV_WALK_HIDDEN: /* the events table walks every span */
+    case TCONV_WALK_SKIP:
+    case TCONV_WALK_HIDDEN: /* the events table walks every span */
         break;
     }
     return TCONV_OK;

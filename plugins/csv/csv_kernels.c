@@ -49,7 +49,7 @@ void csv_kernels_free(csv_kernels *kt)
 }
 
 /* The text of an arg as written in the trace ("[128,1,1]" for a JSON array). */
-static tconv_str csv_kernels_arg_text(csv_kernels *kt, const csv_span *s, const char *key)
+static tconv_str csv_kernels_arg_text(csv_kernels *kt, const tconv_span *s, const char *key)
 {
     const tconv_arg *a = csv_arg_find(kt->ctx, s->args, s->nargs, key);
     if (!a) return 0;
@@ -67,7 +67,7 @@ static tconv_str csv_kernels_arg_text(csv_kernels *kt, const csv_span *s, const 
     return tconv_string_intern(kt->ctx, b->p, b->len);
 }
 
-void csv_kernels_end(csv_kernels *kt, const csv_span *s)
+void csv_kernels_end(csv_kernels *kt, const tconv_span *s)
 {
     if (csv_kineto_role(kt->k, s->role, s->cat) != CSV_ROLE_KERNEL) return;
     uint32_t i = csv_map_put(&kt->index, s->name, 0, (uint32_t)kt->n);

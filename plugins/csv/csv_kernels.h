@@ -10,7 +10,7 @@
 
 #include "csv_kineto.h"
 #include "csv_map.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 
 typedef struct csv_kernel_row {
     tconv_str name;
@@ -30,7 +30,7 @@ typedef struct csv_kernels csv_kernels;
 
 csv_kernels *csv_kernels_new(tconv_ctx *ctx, csv_kineto *k);
 void csv_kernels_free(csv_kernels *kt);
-void csv_kernels_end(csv_kernels *kt, const csv_span *s);
+void csv_kernels_end(csv_kernels *kt, const tconv_span *s);
 /* Rows sorted by total time (descending), then name. */
 const csv_kernel_row *csv_kernels_rows(csv_kernels *kt, size_t *n);
 

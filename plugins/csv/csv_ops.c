@@ -143,10 +143,10 @@ static void csv_ops_count(csv_op_row *r, int64_t dur, int64_t self)
     if (dur > r->max) r->max = dur;
 }
 
-void csv_ops_begin(csv_ops *o, const csv_walk *w)
+void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w)
 {
-    uint32_t d = w->depth - 1;
-    const csv_walk_frame *f = csv_walk_frame_at(w, d);
+    uint32_t d = tconv_spanwalk_depth(w) - 1;
+    const tconv_span *f = tconv_spanwalk_open(w, d);
     CSV_GROW(o->kinds, o->kinds_cap, (size_t)d + 1);
     csv_role role = csv_kineto_role(o->k, f->role, f->cat);
     int tree = 0, table = 0, optype = 0;
@@ -269,7 +269,7 @@ static void csv_ops_reduce(csv_ops *o)
     o->nrts = 0;
 }
 
-void csv_ops_end(csv_ops *o, const csv_span *s)
+void csv_ops_end(csv_ops *o, const tconv_span *s)
 {
     uint32_t a = csv_ops_agg(&o->all, &o->nall, &o->all_cap, &o->all_index, s->name, s->cat);
     csv_ops_count(&o->all[a], s->dur, s->self);

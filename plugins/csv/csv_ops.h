@@ -24,7 +24,7 @@
 
 #include "csv_kineto.h"
 #include "csv_map.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 
 typedef struct csv_op_row {
     tconv_str name, cat;
@@ -39,9 +39,9 @@ typedef struct csv_ops csv_ops;
 
 csv_ops *csv_ops_new(tconv_ctx *ctx, csv_kineto *k);
 void csv_ops_free(csv_ops *o);
-/* Feed the walker's view of each event: after csv_walk_event returned BEGIN or END. */
-void csv_ops_begin(csv_ops *o, const csv_walk *w);
-void csv_ops_end(csv_ops *o, const csv_span *s);
+/* Feed the walker's view of each event: after tconv_spanwalk_event returned BEGIN or END. */
+void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w);
+void csv_ops_end(csv_ops *o, const tconv_span *s);
 /* All events seen: attribute device time to the ops. */
 void csv_ops_finish(csv_ops *o);
 /* The rows of a mode, sorted by host self time (descending), then name and category. AUTO is

@@ -42,9 +42,9 @@ static tconv_status csv_open(tconv_ctx *ctx, tconv_output *out, const tconv_opti
     w->ops_mode = strcmp(mode, "pytorch") == 0 ? CSV_OPS_PYTORCH
                   : strcmp(mode, "all") == 0   ? CSV_OPS_ALL
                                                : CSV_OPS_AUTO;
-    csv_walk_init(&w->walk);
     /* The stacks table holds self times, which must agree with pprof's and folded's. */
-    if (w->table == CSV_TABLE_STACKS) csv_walk_work_only(&w->walk, ctx);
+    w->walk = tconv_spanwalk_new(
+        ctx, TCONV_SPANWALK_ARGS | (w->table == CSV_TABLE_STACKS ? TCONV_SPANWALK_WORK_ONLY : 0));
     csv_kineto_init(&w->kineto, ctx);
     csv_stacks_init(&w->stacks, ctx);
     w->track_cached = UINT32_MAX;
@@ -72,16 +72,17 @@ static tconv_status csv_open(tconv_ctx *ctx, tconv_output *out, const tconv_opti
 /* The aggregate tables follow the span walker. */
 static void csv_aggregate(csv_writer *w, const tconv_event *ev)
 {
-    csv_step step = csv_walk_event(&w->walk, ev);
-    if (step == CSV_WALK_HIDDEN && ev->kind == TCONV_EV_END) w->not_work++;
-    if (step == CSV_WALK_BEGIN) {
-        if (w->ops) csv_ops_begin(w->ops, &w->walk);
-        if (w->table == CSV_TABLE_STACKS) csv_stacks_span_begin(&w->stacks, &w->walk);
-    } else if (step == CSV_WALK_END) {
-        if (w->ops) csv_ops_end(w->ops, &w->walk.span);
-        if (w->kernels) csv_kernels_end(w->kernels, &w->walk.span);
-        if (w->table == CSV_TABLE_STACKS) csv_stacks_span_end(&w->stacks, &w->walk.span);
-    } else if (step == CSV_WALK_POINT && ev->kind == TCONV_EV_SAMPLE &&
+    tconv_walk_step step = tconv_spanwalk_event(w->walk, ev);
+    if (step == TCONV_WALK_HIDDEN && ev->kind == TCONV_EV_END) w->not_work++;
+    if (step == TCONV_WALK_BEGIN) {
+        if (w->ops) csv_ops_begin(w->ops, w->walk);
+        if (w->table == CSV_TABLE_STACKS) csv_stacks_span_begin(&w->stacks, w->walk);
+    } else if (step == TCONV_WALK_END) {
+        if (w->ops) csv_ops_end(w->ops, tconv_spanwalk_span(w->walk));
+        if (w->kernels) csv_kernels_end(w->kernels, tconv_spanwalk_span(w->walk));
+        if (w->table == CSV_TABLE_STACKS)
+            csv_stacks_span_end(&w->stacks, tconv_spanwalk_span(w->walk));
+    } else if (step == TCONV_WALK_POINT && ev->kind == TCONV_EV_SAMPLE &&
                w->table == CSV_TABLE_STACKS) {
         csv_stacks_sample(&w->stacks, ev);
     }
@@ -135,7 +136,7 @@ static void csv_destroy(void *state)
     csv_kernels_free(w->kernels);
     csv_stacks_free(&w->stacks);
     csv_kineto_free(&w->kineto);
-    csv_walk_free(&w->walk);
+    tconv_spanwalk_destroy(w->walk);
     csv_buf_free(&w->row);
     csv_buf_free(&w->scratch);
     free(w);

@@ -87,15 +87,15 @@ void csv_stacks_free(csv_stacks *s)
     free(s->rank);
 }
 
-void csv_stacks_span_begin(csv_stacks *s, const csv_walk *w)
+void csv_stacks_span_begin(csv_stacks *s, const tconv_spanwalk *w)
 {
-    uint32_t d = w->depth - 1;
+    uint32_t d = tconv_spanwalk_depth(w) - 1;
     CSV_GROW(s->open, s->open_cap, (size_t)d + 1);
     uint32_t parent = d ? s->open[d - 1] : 0;
-    s->open[d] = csv_trie_child(&s->spans, parent, csv_walk_frame_at(w, d)->name);
+    s->open[d] = csv_trie_child(&s->spans, parent, tconv_spanwalk_open(w, d)->name);
 }
 
-void csv_stacks_span_end(csv_stacks *s, const csv_span *span)
+void csv_stacks_span_end(csv_stacks *s, const tconv_span *span)
 {
     int64_t v[2] = {1, span->self};
     csv_trie_add(&s->spans, s->open[span->depth], v, 2);

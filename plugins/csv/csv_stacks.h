@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "csv_buf.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 
 /* Stacks in the core's stack table, with counts and values beside it. Node x is the table's
  * node x - 1, so node 0 is the empty stack (TCONV_STACK_ROOT + 1 wraps to 0). */
@@ -41,8 +41,8 @@ typedef struct csv_stacks {
 
 void csv_stacks_init(csv_stacks *s, tconv_ctx *ctx);
 void csv_stacks_free(csv_stacks *s);
-void csv_stacks_span_begin(csv_stacks *s, const csv_walk *w);
-void csv_stacks_span_end(csv_stacks *s, const csv_span *span);
+void csv_stacks_span_begin(csv_stacks *s, const tconv_spanwalk *w);
+void csv_stacks_span_end(csv_stacks *s, const tconv_span *span);
 void csv_stacks_sample(csv_stacks *s, const tconv_event *ev);
 
 typedef struct csv_stack_set {

@@ -9,7 +9,7 @@
 #include "csv_kineto.h"
 #include "csv_ops.h"
 #include "csv_stacks.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 
 typedef enum csv_table {
     CSV_TABLE_EVENTS = 0,
@@ -38,7 +38,7 @@ typedef struct csv_writer {
     const char *eol;
     csv_ops_mode ops_mode;
     csv_buf row;
-    csv_walk walk;
+    tconv_spanwalk *walk;
     uint64_t not_work; /* stacks table: spans left out, not work of their track */
     csv_kineto kineto;
     csv_ops *ops;

@@ -10,7 +10,7 @@
 #include "csv_kineto.h"
 #include "csv_ops.h"
 #include "csv_stacks.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 #include "summary_gpu.h"
 #include "summary_steps.h"
 
@@ -30,7 +30,7 @@ typedef struct summary {
     tconv_output *out;
     size_t top;
     size_t width; /* names cut to this many bytes; 0: never */
-    csv_walk walk;
+    tconv_spanwalk *walk;
     csv_kineto kineto;
     csv_ops *ops;
     csv_kernels *kernels;
@@ -47,7 +47,7 @@ typedef struct summary {
     csv_buf buf, tmp;
 
     /* Spans that are not work of their track (tconv_span_is_work) are left out of the walk
-     * (csv_walk_work_only), so their children count toward the work span around them, as in
+     * (TCONV_SPANWALK_WORK_ONLY), so their children count toward the work span around them, as in
      * pprof and folded. */
     uint64_t not_work[TCONV_ROLE_MAX]; /* spans left out, by role */
 } summary;

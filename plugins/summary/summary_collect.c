@@ -15,7 +15,7 @@ static summary_track *summary_track_of(summary *s, uint32_t track)
     return &s->tracks[track];
 }
 
-static void summary_category(summary *s, const csv_span *span)
+static void summary_category(summary *s, const tconv_span *span)
 {
     uint32_t i = csv_map_put(&s->cat_index, span->cat, 0, (uint32_t)s->ncats);
     if (i == s->ncats) {
@@ -28,23 +28,23 @@ static void summary_category(summary *s, const csv_span *span)
 
 void summary_collect(summary *s, const tconv_event *ev)
 {
-    csv_step step = csv_walk_event(&s->walk, ev);
+    tconv_walk_step step = tconv_spanwalk_event(s->walk, ev);
     switch (step) {
-    case CSV_WALK_HIDDEN:
+    case TCONV_WALK_HIDDEN:
         /* Still an event of its track: counted, but in no time total. */
         if (ev->kind != TCONV_EV_END) return;
-        s->not_work[s->walk.hidden_role]++;
+        s->not_work[tconv_spanwalk_hidden_role(s->walk)]++;
         s->kinds[TCONV_EV_COMPLETE]++;
         summary_track_of(s, ev->track)->events++;
         return;
-    case CSV_WALK_META:
+    case TCONV_WALK_META:
         s->kinds[TCONV_EV_METADATA]++;
         return;
-    case CSV_WALK_BEGIN:
-        csv_ops_begin(s->ops, &s->walk);
+    case TCONV_WALK_BEGIN:
+        csv_ops_begin(s->ops, s->walk);
         return;
-    case CSV_WALK_END: {
-        const csv_span *span = &s->walk.span;
+    case TCONV_WALK_END: {
+        const tconv_span *span = tconv_spanwalk_span(s->walk);
         s->kinds[TCONV_EV_COMPLETE]++;
         summary_track *t = summary_track_of(s, span->track);
         t->events++;
@@ -56,12 +56,12 @@ void summary_collect(summary *s, const tconv_event *ev)
         summary_gpu_span(&s->gpu, span);
         return;
     }
-    case CSV_WALK_POINT:
+    case TCONV_WALK_POINT:
         s->kinds[ev->kind]++;
         summary_track_of(s, ev->track)->events++;
         if (ev->kind == TCONV_EV_SAMPLE) csv_stacks_sample(&s->stacks, ev);
         return;
-    case CSV_WALK_SKIP:
+    case TCONV_WALK_SKIP:
         return;
     }
 }

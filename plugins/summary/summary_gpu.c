@@ -21,7 +21,7 @@ void summary_gpu_free(summary_gpu *g)
     csv_map_free(&g->index);
 }
 
-void summary_gpu_span(summary_gpu *g, const csv_span *span)
+void summary_gpu_span(summary_gpu *g, const tconv_span *span)
 {
     csv_role role = csv_kineto_role(g->k, span->role, span->cat);
     if (!csv_role_is_device(role)) return;

@@ -8,7 +8,7 @@
 
 #include "csv_kineto.h"
 #include "csv_map.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 #include "summary_ranges.h"
 
 typedef struct summary_device {
@@ -32,7 +32,7 @@ typedef struct summary_gpu {
 
 void summary_gpu_init(summary_gpu *g, tconv_ctx *ctx, csv_kineto *k);
 void summary_gpu_free(summary_gpu *g);
-void summary_gpu_span(summary_gpu *g, const csv_span *span);
+void summary_gpu_span(summary_gpu *g, const tconv_span *span);
 /* Busy times, and devices sorted by input, then number or process. */
 void summary_gpu_finish(summary_gpu *g);
 

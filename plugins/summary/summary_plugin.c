@@ -34,8 +34,7 @@ static tconv_status summary_open(tconv_ctx *ctx, tconv_output *out, const tconv_
     s->out = out;
     s->top = (size_t)top;
     s->width = (size_t)width;
-    csv_walk_init(&s->walk);
-    csv_walk_work_only(&s->walk, ctx);
+    s->walk = tconv_spanwalk_new(ctx, TCONV_SPANWALK_ARGS | TCONV_SPANWALK_WORK_ONLY);
     csv_kineto_init(&s->kineto, ctx);
     s->ops = csv_ops_new(ctx, &s->kineto);
     s->kernels = csv_kernels_new(ctx, &s->kineto);
@@ -61,7 +60,7 @@ static void summary_destroy(void *state)
 {
     summary *s = state;
     if (!s) return;
-    csv_walk_free(&s->walk);
+    tconv_spanwalk_destroy(s->walk);
     csv_ops_free(s->ops);
     csv_kernels_free(s->kernels);
     csv_stacks_free(&s->stacks);

@@ -27,7 +27,7 @@ void summary_steps_free(summary_steps *s)
     csv_map_free(&s->dev_index);
 }
 
-void summary_steps_span(summary_steps *s, const csv_span *span)
+void summary_steps_span(summary_steps *s, const tconv_span *span)
 {
     int64_t start = span->ts, end = span->ts + span->dur, corr;
     csv_role role = csv_kineto_role(s->k, span->role, span->cat);

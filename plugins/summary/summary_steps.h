@@ -12,7 +12,7 @@
 
 #include "csv_kineto.h"
 #include "csv_map.h"
-#include "csv_walk.h"
+#include <tconv/tconv.h>
 #include "summary_ranges.h"
 
 typedef enum summary_role {
@@ -54,7 +54,7 @@ typedef struct summary_steps {
 
 void summary_steps_init(summary_steps *s, tconv_ctx *ctx, csv_kineto *k);
 void summary_steps_free(summary_steps *s);
-void summary_steps_span(summary_steps *s, const csv_span *span);
+void summary_steps_span(summary_steps *s, const tconv_span *span);
 /* Compute the breakdown; nsteps is 0 when the input has no ProfilerStep#. */
 void summary_steps_finish(summary_steps *s);
 
