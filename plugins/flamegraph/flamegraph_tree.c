@@ -1,10 +1,10 @@
-/* The prefix tree behind the flame graph. A node is found by hashing (parent, name) into an
- * open-addressing table of node ids, so a sample costs one probe per frame whatever the number of
- * siblings; consecutive samples usually share most of their stack (the stack stage emits a
- * span's children before the span), so the path of the previous sample is kept and its common
- * prefix is reused without probing at all. The layout sorts the nodes once by (parent, name):
- * parents are created before their children, so the groups come out parents first and a single
- * pass assigns offsets and depths. */
+/* The prefix tree behind the flame graph. Distinct stacks live in the core's stack table
+ * (include/tconv/stacktab.h), which finds a stack's node by hashing and reuses the previous
+ * sample's common prefix; this file keeps beside it what a flame graph draws: each node's
+ * summed value and colour class. Node x here is the table's node x - 1, so the root that sums
+ * every sample is node 0 (TCONV_STACK_ROOT + 1 wraps to 0). The layout sorts the nodes once by
+ * (parent, name): parents are created before their children, so the groups come out parents
+ * first and a single pass assigns offsets and depths. */
 #include "flamegraph_tree.h"
 
 #include <stdlib.h>
@@ -13,67 +13,30 @@
 #include "flamegraph_oom.h"
 
 struct flamegraph_tree {
+    tconv_stacktab *tab;
     flamegraph_node *nodes;
     size_t n, cap;
-    uint32_t *slots; /* node id + 1, 0 empty */
-    size_t nslots;   /* power of two */
-    uint32_t *path;  /* node ids of the previous sample's stack */
-    size_t pathlen, pathcap;
+    tconv_frame *frames; /* the stack being added, as frames */
+    size_t framecap;
 };
-
-static uint32_t flamegraph_tree_hash(uint32_t parent, tconv_str name)
-{
-    uint64_t h = ((uint64_t)parent << 32 | name) * 0x9E3779B97F4A7C15u;
-    return (uint32_t)(h >> 32);
-}
-
-static void flamegraph_tree_rehash(flamegraph_tree *t, size_t nslots)
-{
-    free(t->slots);
-    t->slots = flamegraph_alloc(nslots, sizeof(*t->slots));
-    t->nslots = nslots;
-    for (size_t i = 1; i < t->n; i++) {
-        size_t s = flamegraph_tree_hash(t->nodes[i].parent, t->nodes[i].name) & (nslots - 1);
-        while (t->slots[s])
-            s = (s + 1) & (nslots - 1);
-        t->slots[s] = (uint32_t)i + 1;
-    }
-}
 
 flamegraph_tree *flamegraph_tree_new(tconv_str root_name)
 {
     flamegraph_tree *t = flamegraph_alloc(1, sizeof(*t));
+    t->tab = tconv_stacktab_new();
     t->nodes = flamegraph_grow(NULL, &t->cap, 1, sizeof(*t->nodes));
     t->nodes[0] = (flamegraph_node){0, FLAMEGRAPH_NONE, root_name, 0};
     t->n = 1;
-    flamegraph_tree_rehash(t, 1024);
     return t;
 }
 
 void flamegraph_tree_free(flamegraph_tree *t)
 {
     if (!t) return;
+    tconv_stacktab_destroy(t->tab);
     free(t->nodes);
-    free(t->slots);
-    free(t->path);
+    free(t->frames);
     free(t);
-}
-
-static uint32_t flamegraph_tree_child(flamegraph_tree *t, uint32_t parent, tconv_str name,
-                                      uint8_t role)
-{
-    size_t mask = t->nslots - 1, s = flamegraph_tree_hash(parent, name) & mask;
-    for (; t->slots[s]; s = (s + 1) & mask) {
-        uint32_t id = t->slots[s] - 1;
-        if (t->nodes[id].parent == parent && t->nodes[id].name == name) return id;
-    }
-    if (t->n >= UINT32_MAX - 1) flamegraph_oom(SIZE_MAX); /* ids are 32-bit */
-    uint32_t id = (uint32_t)t->n;
-    t->nodes = flamegraph_grow(t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes));
-    t->nodes[t->n++] = (flamegraph_node){0, parent, name, role};
-    t->slots[s] = id + 1;
-    if (t->n * 2 > t->nslots) flamegraph_tree_rehash(t, t->nslots * 2); /* load at most 1/2 */
-    return id;
 }
 
 static int flamegraph_tree_sum(int64_t *acc, int64_t v)
@@ -89,17 +52,26 @@ static int flamegraph_tree_sum(int64_t *acc, int64_t v)
 int flamegraph_tree_add(flamegraph_tree *t, const tconv_str *names, const uint8_t *roles, size_t n,
                         int64_t v)
 {
-    t->path = flamegraph_grow(t->path, &t->pathcap, n + 1, sizeof(*t->path));
-    size_t k = 0;
-    while (k < n && k < t->pathlen && t->nodes[t->path[k]].name == names[k])
-        k++;
-    uint32_t parent = k ? t->path[k - 1] : 0;
-    for (; k < n; k++)
-        parent = t->path[k] = flamegraph_tree_child(t, parent, names[k], roles[k]);
-    t->pathlen = n;
-    int saturated = flamegraph_tree_sum(&t->nodes[0].value, v);
+    t->frames = flamegraph_grow(t->frames, &t->framecap, n + 1, sizeof(*t->frames));
     for (size_t i = 0; i < n; i++)
-        saturated |= flamegraph_tree_sum(&t->nodes[t->path[i]].value, v);
+        t->frames[i] = (tconv_frame){.name = names[i]};
+    uint32_t leaf = tconv_stacktab_intern(t->tab, t->frames, n) + 1;
+    /* Nodes the table created for this stack: the frames' names and colours. */
+    size_t count = (size_t)tconv_stacktab_count(t->tab) + 1;
+    if (count > t->n) {
+        t->nodes = flamegraph_grow(t->nodes, &t->cap, count, sizeof(*t->nodes));
+        for (size_t id = t->n; id < count; id++) {
+            uint32_t tab_id = (uint32_t)id - 1;
+            size_t depth = tconv_stacktab_depth(t->tab, tab_id);
+            t->nodes[id] =
+                (flamegraph_node){0, tconv_stacktab_parent(t->tab, tab_id) + 1,
+                                  tconv_stacktab_frame(t->tab, tab_id)->name, roles[depth - 1]};
+        }
+        t->n = count;
+    }
+    int saturated = flamegraph_tree_sum(&t->nodes[0].value, v);
+    for (uint32_t x = leaf; x; x = t->nodes[x].parent)
+        saturated |= flamegraph_tree_sum(&t->nodes[x].value, v);
     return saturated;
 }
 
