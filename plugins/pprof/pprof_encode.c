@@ -261,10 +261,10 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
         const pprof_group *grp = &g->items[k->group];
         uint32_t n = 0;
         for (uint32_t node = k->node; node != PPROF_NODE_ROOT;
-             node = w->stacks.nodes[node].parent) {
+             node = pprof_stacks_parent(&w->stacks, node)) {
             locs = pprof_grow(locs, &locs_cap, n + 2, sizeof *locs, &e->oom);
             if (e->oom) break;
-            locs[n++] = pprof_loc_of(e, w->stacks.nodes[node].frame);
+            locs[n++] = pprof_loc_of(e, pprof_stacks_frame_of(&w->stacks, node));
         }
         if (e->oom) break;
         if (grp->root_frame != PPROF_INDEX_NONE) {

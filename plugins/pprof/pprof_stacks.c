@@ -1,3 +1,4 @@
+/* Frame numbering beside the core's stack table. */
 #include "pprof_stacks.h"
 
 #include <stdlib.h>
@@ -7,18 +8,16 @@ void pprof_stacks_init(pprof_stacks *st)
 {
     memset(st, 0, sizeof *st);
     pprof_index_init(&st->frame_ix);
-    pprof_index_init(&st->node_ix);
+    st->tab = tconv_stacktab_new();
 }
 
 void pprof_stacks_free(pprof_stacks *st)
 {
     free(st->frames);
-    free(st->nodes);
-    free(st->last);
-    free(st->last_nodes);
+    free(st->node_frame);
+    tconv_stacktab_destroy(st->tab);
     pprof_index_free(&st->frame_ix);
-    pprof_index_free(&st->node_ix);
-    pprof_stacks_init(st);
+    memset(st, 0, sizeof *st);
 }
 
 static int pprof_frame_equal(const tconv_frame *a, const tconv_frame *b)
@@ -75,51 +74,25 @@ uint32_t pprof_stacks_frame(pprof_stacks *st, const tconv_frame *f)
     return id;
 }
 
-uint32_t pprof_stacks_child(pprof_stacks *st, uint32_t parent, uint32_t frame)
-{
-    pprof_index_cursor cur;
-    pprof_index_start(&st->node_ix, &cur,
-                      pprof_hash_mix(0x85ebca6bu, (uint64_t)parent << 32 | frame));
-    uint32_t id;
-    while ((id = pprof_index_probe(&st->node_ix, &cur)) != PPROF_INDEX_NONE) {
-        if (st->nodes[id].parent == parent && st->nodes[id].frame == frame) return id;
-    }
-    /* PPROF_NODE_ROOT and PPROF_INDEX_NONE are reserved values: never hand them out as ids. */
-    if (st->nnodes >= PPROF_NODE_ROOT) return PPROF_INDEX_NONE;
-    if (pprof_reserve((void **)&st->nodes, &st->capnodes, st->nnodes + 1, sizeof *st->nodes))
-        return PPROF_INDEX_NONE;
-    id = st->nnodes;
-    st->nodes[id] = (pprof_node){parent, frame};
-    if (pprof_index_insert_at(&st->node_ix, &cur, id)) return PPROF_INDEX_NONE;
-    st->nnodes++;
-    return id;
-}
-
 uint32_t pprof_stacks_intern(pprof_stacks *st, const tconv_frame *frames, uint32_t n)
 {
-    uint32_t same = 0;
-    while (same < n && same < st->nlast && pprof_frame_equal(&frames[same], &st->last[same]))
-        same++;
-    if (pprof_reserve((void **)&st->last, &st->caplast, n, sizeof *st->last) ||
-        pprof_reserve((void **)&st->last_nodes, &st->caplast_nodes, n, sizeof *st->last_nodes)) {
-        st->nlast = 0;
+    uint32_t node = tconv_stacktab_intern(st->tab, frames, n);
+    if (node == TCONV_STACK_ROOT) return PPROF_NODE_ROOT;
+    /* Number the frames of the nodes the table created; parents come first. */
+    uint32_t count = tconv_stacktab_count(st->tab);
+    if (count >= PPROF_NODE_ROOT) return PPROF_INDEX_NONE;
+    if (pprof_reserve((void **)&st->node_frame, &st->capnodes, count, sizeof *st->node_frame))
         return PPROF_INDEX_NONE;
+    for (; st->nnodes < count; st->nnodes++) {
+        uint32_t fr = pprof_stacks_frame(st, tconv_stacktab_frame(st->tab, st->nnodes));
+        if (fr == PPROF_INDEX_NONE) return PPROF_INDEX_NONE;
+        st->node_frame[st->nnodes] = fr;
     }
-    uint32_t node = same ? st->last_nodes[same - 1] : PPROF_NODE_ROOT;
-    for (uint32_t i = same; i < n; i++) {
-        uint32_t fr = pprof_stacks_frame(st, &frames[i]);
-        if (fr == PPROF_INDEX_NONE) {
-            st->nlast = 0;
-            return PPROF_INDEX_NONE;
-        }
-        node = pprof_stacks_child(st, node, fr);
-        if (node == PPROF_INDEX_NONE) {
-            st->nlast = 0;
-            return PPROF_INDEX_NONE;
-        }
-        st->last[i] = st->frames[fr];
-        st->last_nodes[i] = node;
-    }
-    st->nlast = n;
     return node;
+}
+
+uint32_t pprof_stacks_parent(const pprof_stacks *st, uint32_t node)
+{
+    uint32_t p = tconv_stacktab_parent(st->tab, node);
+    return p == TCONV_STACK_ROOT ? PPROF_NODE_ROOT : p;
 }

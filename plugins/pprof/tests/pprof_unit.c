@@ -105,9 +105,9 @@ static void pprof_test_stacks_share_prefixes(void **state)
     assert_int_equal(st.nframes, 4);
     assert_int_equal(st.nnodes, 4); /* 1, 1;2, 1;2;3, 1;4 */
     assert_int_equal(n4, n1);
-    assert_int_equal(st.nodes[n1].parent, n3);
-    assert_int_equal(st.nodes[st.nodes[n2].parent].parent, PPROF_NODE_ROOT);
-    assert_int_equal(st.nodes[n3].parent, st.nodes[n2].parent);
+    assert_int_equal(pprof_stacks_parent(&st, n1), n3);
+    assert_int_equal(pprof_stacks_parent(&st, pprof_stacks_parent(&st, n2)), PPROF_NODE_ROOT);
+    assert_int_equal(pprof_stacks_parent(&st, n3), pprof_stacks_parent(&st, n2));
     assert_int_equal(pprof_stacks_intern(&st, a, 0), PPROF_NODE_ROOT);
     pprof_stacks_free(&st);
 }
@@ -135,7 +135,7 @@ static void pprof_test_stacks_frames_differ_by_every_field(void **state)
     uint32_t a = pprof_stacks_intern(&st, s1, 2);
     uint32_t b = pprof_stacks_intern(&st, s2, 2);
     assert_int_not_equal(a, b);
-    assert_int_equal(st.nodes[a].parent, st.nodes[b].parent);
+    assert_int_equal(pprof_stacks_parent(&st, a), pprof_stacks_parent(&st, b));
     pprof_stacks_free(&st);
 }
 
