@@ -61,12 +61,28 @@ char *tconv_xstrdup(const char *s)
     return memcpy(tconv_xmalloc(n), s, n);
 }
 
+TCONV_API void tconv_array_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    tconv_grow(p, cap, need, size);
+}
+
+TCONV_API void *tconv_array_alloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) tconv_oom_fatal(SIZE_MAX);
+    return tconv_xcalloc(n, size);
+}
+
 void tconv_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return;
     size_t c = *cap ? *cap : 16;
-    while (c < need)
+    while (c < need) {
+        if (c > SIZE_MAX / 2) { /* growing by half would wrap: take exactly what is needed */
+            c = need;
+            break;
+        }
         c += c / 2 + 16;
+    }
     if (c > SIZE_MAX / size) oom(SIZE_MAX, 1);
     *p = tconv_xrealloc(*p, c * size);
     *cap = c;

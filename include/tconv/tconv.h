@@ -5,6 +5,7 @@
 #include "context.h"
 #include "event.h"
 #include "io.h"
+#include "map.h"
 #include "plugin.h"
 #include "spanwalk.h"
 #include "stacktab.h"

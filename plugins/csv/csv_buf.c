@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "csv_buf.h"
-#include "csv_mem.h"
 
 void csv_buf_free(csv_buf *b)
 {
@@ -19,13 +18,7 @@ void csv_buf_free(csv_buf *b)
 void csv_buf_reserve(csv_buf *b, size_t extra)
 {
     if (b->len + extra <= b->cap) return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) csv_oom(cap);
-    b->p = p;
-    b->cap = cap;
+    TCONV_ARRAY_GROW(b->p, b->cap, b->len + extra < 4096 ? 4096 : b->len + extra);
 }
 
 void csv_buf_put(csv_buf *b, const void *s, size_t n)

@@ -6,7 +6,6 @@
 
 #include "csv_field.h"
 #include "csv_json.h"
-#include "csv_mem.h"
 #include "csv_writer.h"
 
 static const char *const csv_events_columns[] = {
@@ -142,7 +141,7 @@ static tconv_status csv_events_flush(csv_writer *w)
 static csv_pending *csv_events_push(csv_writer *w, const tconv_event *ev, uint16_t kind,
                                     uint32_t depth)
 {
-    CSV_GROW(w->pending, w->pending_cap, w->npending + 1);
+    TCONV_ARRAY_GROW(w->pending, w->pending_cap, w->npending + 1);
     csv_pending *p = &w->pending[w->npending++];
     p->kind = kind;
     p->track = ev->track;
@@ -184,7 +183,7 @@ tconv_status csv_events_event(csv_writer *w, const tconv_event *ev)
     switch (step) {
     case TCONV_WALK_BEGIN: {
         uint32_t d = tconv_spanwalk_depth(w->walk) - 1;
-        CSV_GROW(w->open_rows, w->open_cap, (size_t)d + 1);
+        TCONV_ARRAY_GROW(w->open_rows, w->open_cap, (size_t)d + 1);
         w->open_rows[d] = w->npending;
         csv_events_push(w, ev, TCONV_EV_BEGIN, d);
         return TCONV_OK;

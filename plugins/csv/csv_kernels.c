@@ -5,7 +5,6 @@
 
 #include "csv_buf.h"
 #include "csv_kernels.h"
-#include "csv_mem.h"
 #include "csv_sat.h"
 
 typedef struct csv_kernel_config {
@@ -21,16 +20,16 @@ struct csv_kernels {
     csv_kineto *k;
     csv_kernel_row *rows, *sorted;
     size_t n, cap;
-    csv_map index;
+    tconv_map index;
     csv_kernel_config *configs;
     size_t nconfigs, configs_cap;
-    csv_map config_index;
+    tconv_map config_index;
     csv_buf key;
 };
 
 csv_kernels *csv_kernels_new(tconv_ctx *ctx, csv_kineto *k)
 {
-    csv_kernels *kt = csv_xcalloc(1, sizeof *kt);
+    csv_kernels *kt = tconv_array_alloc(1, sizeof *kt);
     kt->ctx = ctx;
     kt->k = k;
     return kt;
@@ -41,9 +40,9 @@ void csv_kernels_free(csv_kernels *kt)
     if (!kt) return;
     free(kt->rows);
     free(kt->sorted);
-    csv_map_free(&kt->index);
+    tconv_map_free(&kt->index);
     free(kt->configs);
-    csv_map_free(&kt->config_index);
+    tconv_map_free(&kt->config_index);
     csv_buf_free(&kt->key);
     free(kt);
 }
@@ -70,9 +69,9 @@ static tconv_str csv_kernels_arg_text(csv_kernels *kt, const tconv_span *s, cons
 void csv_kernels_end(csv_kernels *kt, const tconv_span *s)
 {
     if (csv_kineto_role(kt->k, s->role, s->cat) != CSV_ROLE_KERNEL) return;
-    uint32_t i = csv_map_put(&kt->index, s->name, 0, (uint32_t)kt->n);
+    uint32_t i = tconv_map_put(&kt->index, s->name, 0, (uint32_t)kt->n);
     if (i == kt->n) {
-        CSV_GROW(kt->rows, kt->cap, kt->n + 1);
+        TCONV_ARRAY_GROW(kt->rows, kt->cap, kt->n + 1);
         kt->rows[i] = (csv_kernel_row){.name = s->name, .min = INT64_MAX};
         kt->rows[i].tensor_core = csv_kineto_tensor_core(tconv_string_get(kt->ctx, s->name));
         kt->n++;
@@ -101,9 +100,9 @@ void csv_kernels_end(csv_kernels *kt, const tconv_span *s)
     csv_buf_putc(b, '|');
     if (c.has_smem) csv_buf_i64(b, c.smem);
     tconv_str key = tconv_string_intern(kt->ctx, b->p, b->len);
-    uint32_t ci = csv_map_put(&kt->config_index, key, i, (uint32_t)kt->nconfigs);
+    uint32_t ci = tconv_map_put(&kt->config_index, key, i, (uint32_t)kt->nconfigs);
     if (ci == kt->nconfigs) {
-        CSV_GROW(kt->configs, kt->configs_cap, kt->nconfigs + 1);
+        TCONV_ARRAY_GROW(kt->configs, kt->configs_cap, kt->nconfigs + 1);
         kt->configs[kt->nconfigs++] = c;
         r->configs++;
     }
@@ -123,7 +122,7 @@ static int csv_kernels_cmp(const void *pa, const void *pb)
 const csv_kernel_row *csv_kernels_rows(csv_kernels *kt, size_t *n)
 {
     /* Configurations in first-seen order: the strict > keeps the first among equals. */
-    int64_t *best = csv_xcalloc(kt->n, sizeof *best);
+    int64_t *best = tconv_array_alloc(kt->n, sizeof *best);
     for (size_t i = 0; i < kt->n; i++)
         best[i] = -1;
     for (size_t j = 0; j < kt->nconfigs; j++) {
@@ -140,7 +139,7 @@ const csv_kernel_row *csv_kernels_rows(csv_kernels *kt, size_t *n)
     }
     free(best);
     free(kt->sorted);
-    kt->sorted = csv_xcalloc(kt->n, sizeof *kt->sorted);
+    kt->sorted = tconv_array_alloc(kt->n, sizeof *kt->sorted);
     if (kt->n) memcpy(kt->sorted, kt->rows, kt->n * sizeof *kt->rows);
     csv_kernels_sort_ctx = kt->ctx;
     qsort(kt->sorted, kt->n, sizeof *kt->sorted, csv_kernels_cmp);

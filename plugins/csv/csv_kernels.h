@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "csv_kineto.h"
-#include "csv_map.h"
+#include <tconv/tconv.h>
 #include <tconv/tconv.h>
 
 typedef struct csv_kernel_row {

@@ -12,8 +12,8 @@ void csv_kineto_init(csv_kineto *k, tconv_ctx *ctx)
 
 void csv_kineto_free(csv_kineto *k)
 {
-    csv_map_free(&k->ops);
-    csv_map_free(&k->names);
+    tconv_map_free(&k->ops);
+    tconv_map_free(&k->names);
 }
 
 static int csv_ieq(const char *s, size_t n, const char *lit)
@@ -52,11 +52,11 @@ csv_role csv_kineto_role(csv_kineto *k, unsigned role, tconv_str cat)
     /* CPU work is an operator only where Kineto says so: the ops table is PyTorch's. A step
      * (ProfilerStep#N) is an operator in older traces and an annotation since. */
     uint32_t v = 0;
-    if (cat && (v = csv_map_get(&k->ops, cat, 0)) == CSV_MAP_NONE) {
+    if (cat && (v = tconv_map_get(&k->ops, cat, 0)) == TCONV_MAP_NONE) {
         const char *c = tconv_string_get(k->ctx, cat);
         size_t n = tconv_string_length(k->ctx, cat);
         v = csv_ieq(c, n, "cpu_op") || csv_ieq(c, n, "operator");
-        csv_map_put(&k->ops, cat, 0, v);
+        tconv_map_put(&k->ops, cat, 0, v);
     }
     if (v) return CSV_ROLE_OP;
     return role == TCONV_ROLE_STEP ? CSV_ROLE_ANNOTATION : CSV_ROLE_OTHER;
@@ -82,10 +82,10 @@ static unsigned csv_name_flags(const char *s, size_t n)
 
 unsigned csv_kineto_name(csv_kineto *k, tconv_str name)
 {
-    uint32_t v = csv_map_get(&k->names, name, 0);
-    if (v != CSV_MAP_NONE) return v;
+    uint32_t v = tconv_map_get(&k->names, name, 0);
+    if (v != TCONV_MAP_NONE) return v;
     unsigned f = csv_name_flags(tconv_string_get(k->ctx, name), tconv_string_length(k->ctx, name));
-    csv_map_put(&k->names, name, 0, f);
+    tconv_map_put(&k->names, name, 0, f);
     return f;
 }
 

@@ -9,7 +9,7 @@
 
 #include <tconv/tconv.h>
 
-#include "csv_map.h"
+#include <tconv/tconv.h>
 
 /* What a span is to the tables: the core's role (tconv_event.role, decided from the one
  * category table in core/role.c), with CPU work split into Kineto operators and the rest. */
@@ -36,8 +36,8 @@ enum {
 
 typedef struct csv_kineto {
     tconv_ctx *ctx;
-    csv_map ops;   /* category id -> 1 if it names Kineto operators */
-    csv_map names; /* name id -> CSV_NAME_* flags */
+    tconv_map ops;   /* category id -> 1 if it names Kineto operators */
+    tconv_map names; /* name id -> CSV_NAME_* flags */
 } csv_kineto;
 
 void csv_kineto_init(csv_kineto *k, tconv_ctx *ctx);

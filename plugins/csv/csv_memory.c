@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "csv_field.h"
-#include "csv_mem.h"
 #include "csv_writer.h"
 
 enum {
@@ -34,14 +33,14 @@ typedef struct csv_mem_point {
     uint8_t has[CSV_MEM_NVALUES];
     double v[CSV_MEM_NVALUES];
     tconv_arg addr; /* key 0: none */
-    uint32_t next;  /* the next counter point of the same (time, track), CSV_MAP_NONE at the end */
+    uint32_t next; /* the next counter point of the same (time, track), TCONV_MAP_NONE at the end */
 } csv_mem_point;
 
 struct csv_memory {
     tconv_ctx *ctx;
     csv_mem_point *p;
     size_t n, cap;
-    csv_map same_time; /* (time, track) -> first counter point */
+    tconv_map same_time; /* (time, track) -> first counter point */
     uint8_t *input_has_instants;
     size_t inputs_cap;
     tconv_str names[CSV_MEM_NVALUES]; /* counter names, by column */
@@ -73,7 +72,7 @@ static const char *const csv_device_types[] = {
 
 csv_memory *csv_memory_new(tconv_ctx *ctx)
 {
-    csv_memory *m = csv_xcalloc(1, sizeof *m);
+    csv_memory *m = tconv_array_alloc(1, sizeof *m);
     m->ctx = ctx;
     static const char *const names[CSV_MEM_NVALUES] = {"", "allocated bytes", "reserved bytes",
                                                        "free bytes", "peak bytes in use"};
@@ -88,7 +87,7 @@ void csv_memory_free(csv_memory *m)
 {
     if (!m) return;
     free(m->p);
-    csv_map_free(&m->same_time);
+    tconv_map_free(&m->same_time);
     free(m->input_has_instants);
     csv_buf_free(&m->dev);
     free(m);
@@ -96,14 +95,14 @@ void csv_memory_free(csv_memory *m)
 
 static csv_mem_point *csv_memory_point(csv_memory *m, const tconv_event *ev)
 {
-    CSV_GROW(m->p, m->cap, m->n + 1);
+    TCONV_ARRAY_GROW(m->p, m->cap, m->n + 1);
     csv_mem_point *p = &m->p[m->n++];
     memset(p, 0, sizeof *p);
     p->ts = ev->ts;
     p->seq = ev->seq;
     p->track = ev->track;
     p->input = ev->input;
-    p->next = CSV_MAP_NONE;
+    p->next = TCONV_MAP_NONE;
     return p;
 }
 
@@ -112,7 +111,7 @@ static void csv_memory_instant(csv_memory *m, const tconv_event *ev)
     const tconv_ctx *ctx = m->ctx;
     if (ev->input >= m->inputs_cap) {
         size_t old = m->inputs_cap;
-        CSV_GROW(m->input_has_instants, m->inputs_cap, (size_t)ev->input + 1);
+        TCONV_ARRAY_GROW(m->input_has_instants, m->inputs_cap, (size_t)ev->input + 1);
         memset(m->input_has_instants + old, 0, m->inputs_cap - old);
     }
     m->input_has_instants[ev->input] = 1;
@@ -145,8 +144,8 @@ static void csv_memory_counter(csv_memory *m, const tconv_event *ev)
     for (int i = 1; i < CSV_MEM_NVALUES && !col; i++)
         if (ev->name == m->names[i]) col = i;
     if (!col) return;
-    uint32_t head = csv_map_get(&m->same_time, (uint64_t)ev->ts, ev->track);
-    for (uint32_t i = head; i != CSV_MAP_NONE; i = m->p[i].next) {
+    uint32_t head = tconv_map_get(&m->same_time, (uint64_t)ev->ts, ev->track);
+    for (uint32_t i = head; i != TCONV_MAP_NONE; i = m->p[i].next) {
         if (m->p[i].device == ev->key) {
             m->p[i].has[col] = 1;
             m->p[i].v[col] = ev->value;
@@ -159,8 +158,8 @@ static void csv_memory_counter(csv_memory *m, const tconv_event *ev)
     p->device = ev->key;
     p->has[col] = 1;
     p->v[col] = ev->value;
-    if (head == CSV_MAP_NONE) {
-        csv_map_put(&m->same_time, (uint64_t)ev->ts, ev->track, idx);
+    if (head == TCONV_MAP_NONE) {
+        tconv_map_put(&m->same_time, (uint64_t)ev->ts, ev->track, idx);
     } else {
         p->next = m->p[head].next;
         m->p[head].next = idx;
@@ -190,7 +189,7 @@ static int csv_memory_cmp(const void *pa, const void *pb)
  * and device, in time order, as the Chrome reader's counters do. */
 static void csv_memory_sums(csv_memory *m)
 {
-    csv_map index = {0};
+    tconv_map index = {0};
     double *sum = NULL;
     size_t nsum = 0, cap = 0;
     for (size_t i = 0; i < m->n; i++) {
@@ -198,9 +197,9 @@ static void csv_memory_sums(csv_memory *m)
         if (p->from_counter || !p->has_type) continue;
         const tconv_track *t = tconv_track_describe(m->ctx, p->track);
         uint64_t key = ((uint64_t)(t ? t->pid : 0) << 32) | p->device;
-        uint32_t k = csv_map_put(&index, key, p->input, (uint32_t)nsum);
+        uint32_t k = tconv_map_put(&index, key, p->input, (uint32_t)nsum);
         if (k == nsum) {
-            CSV_GROW(sum, cap, nsum + 1);
+            TCONV_ARRAY_GROW(sum, cap, nsum + 1);
             sum[nsum++] = 0;
         }
         if (p->has[CSV_MEM_BYTES]) sum[k] += p->v[CSV_MEM_BYTES];
@@ -210,7 +209,7 @@ static void csv_memory_sums(csv_memory *m)
         }
     }
     free(sum);
-    csv_map_free(&index);
+    tconv_map_free(&index);
 }
 
 tconv_status csv_memory_write(csv_writer *w)

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_mem.h"
 #include "csv_sat.h"
 #include "csv_ops.h"
 
@@ -25,10 +24,10 @@ enum { CSV_OPS_KIND_NONE = 0, CSV_OPS_KIND_TREE, CSV_OPS_KIND_RUNTIME, CSV_OPS_K
 typedef struct csv_ops_node {
     tconv_str name, cat;
     int64_t start, end;
-    uint32_t parent; /* buffer index, CSV_MAP_NONE at the top */
+    uint32_t parent; /* buffer index, TCONV_MAP_NONE at the top */
     uint8_t table;   /* a row of the ops table */
     uint8_t optype;  /* an operator (the merge rule applies) */
-    uint32_t alias;  /* the node it was merged into, CSV_MAP_NONE while it stands */
+    uint32_t alias;  /* the node it was merged into, TCONV_MAP_NONE while it stands */
     uint32_t nchild, only_child, agg, chain;
     int64_t covered; /* time of the children and launches charged to it */
     int64_t self;
@@ -56,7 +55,7 @@ typedef struct csv_ops_launch {
 /* The device work of one (input, correlation id) and the launch it is charged to. */
 typedef struct csv_ops_dev {
     int64_t dur;
-    uint32_t launch; /* CSV_MAP_NONE until csv_ops_finish */
+    uint32_t launch; /* TCONV_MAP_NONE until csv_ops_finish */
 } csv_ops_dev;
 
 struct csv_ops {
@@ -66,13 +65,13 @@ struct csv_ops {
 
     csv_op_row *py, *all, *sorted;
     size_t npy, py_cap, nall, all_cap;
-    csv_map py_index, all_index;
+    tconv_map py_index, all_index;
 
     uint8_t *kinds; /* per walker depth */
     size_t kinds_cap;
     uint32_t *tree; /* open tree nodes */
     size_t ntree, tree_cap;
-    uint32_t *cover; /* open tree nodes and launches (CSV_MAP_NONE), innermost last */
+    uint32_t *cover; /* open tree nodes and launches (TCONV_MAP_NONE), innermost last */
     size_t ncover, cover_cap;
     uint32_t input;
     csv_ops_node *nodes;
@@ -82,21 +81,21 @@ struct csv_ops {
 
     csv_ops_link *links;
     size_t nlinks, links_cap;
-    csv_map link_index;
+    tconv_map link_index;
     csv_ops_launch *launches;
     size_t nlaunches, launches_cap;
     csv_ops_dev *dev; /* per (input, correlation id) */
     size_t ndev, dev_cap;
-    csv_map dev_index;
+    tconv_map dev_index;
 };
 
 csv_ops *csv_ops_new(tconv_ctx *ctx, csv_kineto *k)
 {
-    csv_ops *o = csv_xcalloc(1, sizeof *o);
+    csv_ops *o = tconv_array_alloc(1, sizeof *o);
     o->ctx = ctx;
     o->k = k;
-    CSV_GROW(o->links, o->links_cap, 1);
-    o->links[0] = (csv_ops_link){CSV_MAP_NONE, CSV_MAP_NONE}; /* the empty path */
+    TCONV_ARRAY_GROW(o->links, o->links_cap, 1);
+    o->links[0] = (csv_ops_link){TCONV_MAP_NONE, TCONV_MAP_NONE}; /* the empty path */
     o->nlinks = 1;
     return o;
 }
@@ -107,27 +106,27 @@ void csv_ops_free(csv_ops *o)
     free(o->py);
     free(o->all);
     free(o->sorted);
-    csv_map_free(&o->py_index);
-    csv_map_free(&o->all_index);
+    tconv_map_free(&o->py_index);
+    tconv_map_free(&o->all_index);
     free(o->kinds);
     free(o->tree);
     free(o->cover);
     free(o->nodes);
     free(o->rts);
     free(o->links);
-    csv_map_free(&o->link_index);
+    tconv_map_free(&o->link_index);
     free(o->launches);
     free(o->dev);
-    csv_map_free(&o->dev_index);
+    tconv_map_free(&o->dev_index);
     free(o);
 }
 
-static uint32_t csv_ops_agg(csv_op_row **rows, size_t *n, size_t *cap, csv_map *index,
+static uint32_t csv_ops_agg(csv_op_row **rows, size_t *n, size_t *cap, tconv_map *index,
                             tconv_str name, tconv_str cat)
 {
-    uint32_t i = csv_map_put(index, name, cat, (uint32_t)*n);
+    uint32_t i = tconv_map_put(index, name, cat, (uint32_t)*n);
     if (i == *n) {
-        CSV_GROW(*rows, *cap, *n + 1);
+        TCONV_ARRAY_GROW(*rows, *cap, *n + 1);
         (*rows)[i] = (csv_op_row){.name = name, .cat = cat, .min = INT64_MAX};
         (*n)++;
     }
@@ -147,7 +146,7 @@ void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w)
 {
     uint32_t d = tconv_spanwalk_depth(w) - 1;
     const tconv_span *f = tconv_spanwalk_open(w, d);
-    CSV_GROW(o->kinds, o->kinds_cap, (size_t)d + 1);
+    TCONV_ARRAY_GROW(o->kinds, o->kinds_cap, (size_t)d + 1);
     csv_role role = csv_kineto_role(o->k, f->role, f->cat);
     int tree = 0, table = 0, optype = 0;
     if (role == CSV_ROLE_OP || role == CSV_ROLE_ANNOTATION || role == CSV_ROLE_PYTHON) {
@@ -170,15 +169,15 @@ void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w)
     }
     if (tree) {
         o->kinds[d] = CSV_OPS_KIND_TREE;
-        CSV_GROW(o->nodes, o->nodes_cap, o->nnodes + 1);
-        CSV_GROW(o->tree, o->tree_cap, o->ntree + 1);
-        CSV_GROW(o->cover, o->cover_cap, o->ncover + 1);
+        TCONV_ARRAY_GROW(o->nodes, o->nodes_cap, o->nnodes + 1);
+        TCONV_ARRAY_GROW(o->tree, o->tree_cap, o->ntree + 1);
+        TCONV_ARRAY_GROW(o->cover, o->cover_cap, o->ncover + 1);
         o->nodes[o->nnodes] = (csv_ops_node){
             .name = f->name,
             .cat = f->cat,
             .start = f->ts,
             .end = f->ts,
-            .parent = o->ntree ? o->tree[o->ntree - 1] : CSV_MAP_NONE,
+            .parent = o->ntree ? o->tree[o->ntree - 1] : TCONV_MAP_NONE,
             .table = (uint8_t)table,
             .optype = (uint8_t)optype,
         };
@@ -186,8 +185,8 @@ void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w)
         o->tree[o->ntree++] = (uint32_t)o->nnodes++;
     } else if (role == CSV_ROLE_RUNTIME) {
         o->kinds[d] = CSV_OPS_KIND_RUNTIME;
-        CSV_GROW(o->cover, o->cover_cap, o->ncover + 1);
-        o->cover[o->ncover++] = CSV_MAP_NONE;
+        TCONV_ARRAY_GROW(o->cover, o->cover_cap, o->ncover + 1);
+        o->cover[o->ncover++] = TCONV_MAP_NONE;
     } else if (csv_role_is_device(role)) {
         o->kinds[d] = CSV_OPS_KIND_DEVICE;
     } else {
@@ -197,16 +196,16 @@ void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w)
 
 static uint32_t csv_ops_resolve(const csv_ops_node *nodes, uint32_t i)
 {
-    while (nodes[i].alias != CSV_MAP_NONE)
+    while (nodes[i].alias != TCONV_MAP_NONE)
         i = nodes[i].alias;
     return i;
 }
 
 static uint32_t csv_ops_link_get(csv_ops *o, uint32_t parent, uint32_t agg)
 {
-    uint32_t i = csv_map_put(&o->link_index, parent, agg, (uint32_t)o->nlinks);
+    uint32_t i = tconv_map_put(&o->link_index, parent, agg, (uint32_t)o->nlinks);
     if (i == o->nlinks) {
-        CSV_GROW(o->links, o->links_cap, o->nlinks + 1);
+        TCONV_ARRAY_GROW(o->links, o->links_cap, o->nlinks + 1);
         o->links[o->nlinks++] = (csv_ops_link){parent, agg};
     }
     return i;
@@ -215,7 +214,7 @@ static uint32_t csv_ops_link_get(csv_ops *o, uint32_t parent, uint32_t agg)
 static void csv_ops_add_launch(csv_ops *o, uint32_t input, uint32_t chain, int self, int64_t corr,
                                int64_t ts, uint64_t seq)
 {
-    CSV_GROW(o->launches, o->launches_cap, o->nlaunches + 1);
+    TCONV_ARRAY_GROW(o->launches, o->launches_cap, o->nlaunches + 1);
     o->launches[o->nlaunches++] = (csv_ops_launch){input, chain, self, corr, ts, seq};
 }
 
@@ -225,14 +224,14 @@ static void csv_ops_reduce(csv_ops *o)
     csv_ops_node *nd = o->nodes;
     size_t n = o->nnodes;
     for (size_t i = 0; i < n; i++) {
-        nd[i].alias = CSV_MAP_NONE;
+        nd[i].alias = TCONV_MAP_NONE;
         nd[i].nchild = 0;
-        nd[i].only_child = CSV_MAP_NONE;
+        nd[i].only_child = TCONV_MAP_NONE;
         nd[i].self = nd[i].end - nd[i].start - nd[i].covered;
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t p = nd[i].parent;
-        if (p == CSV_MAP_NONE) continue;
+        if (p == TCONV_MAP_NONE) continue;
         nd[p].nchild++;
         nd[p].only_child = (uint32_t)i;
     }
@@ -251,9 +250,9 @@ static void csv_ops_reduce(csv_ops *o)
     }
     for (size_t i = 0; i < n; i++) {
         csv_ops_node *x = &nd[i];
-        if (x->alias != CSV_MAP_NONE) continue;
-        uint32_t p = x->parent == CSV_MAP_NONE ? CSV_MAP_NONE : csv_ops_resolve(nd, x->parent);
-        uint32_t pchain = p == CSV_MAP_NONE ? 0 : nd[p].chain;
+        if (x->alias != TCONV_MAP_NONE) continue;
+        uint32_t p = x->parent == TCONV_MAP_NONE ? TCONV_MAP_NONE : csv_ops_resolve(nd, x->parent);
+        uint32_t pchain = p == TCONV_MAP_NONE ? 0 : nd[p].chain;
         x->chain = pchain;
         if (!x->table) continue;
         x->agg = csv_ops_agg(&o->py, &o->npy, &o->py_cap, &o->py_index, x->name, x->cat);
@@ -279,7 +278,7 @@ void csv_ops_end(csv_ops *o, const tconv_span *s)
     if ((kind == CSV_OPS_KIND_TREE || kind == CSV_OPS_KIND_RUNTIME) && o->ncover) {
         /* Charge the span to what it sits in: a node, or a launch, which holds it already. */
         o->ncover--;
-        if (o->ncover && o->cover[o->ncover - 1] != CSV_MAP_NONE)
+        if (o->ncover && o->cover[o->ncover - 1] != TCONV_MAP_NONE)
             o->nodes[o->cover[o->ncover - 1]].covered += s->dur;
     }
     switch (kind) {
@@ -299,16 +298,16 @@ void csv_ops_end(csv_ops *o, const tconv_span *s)
             csv_ops_add_launch(o, s->input, 0, 0, corr, s->ts, s->seq);
             break;
         }
-        CSV_GROW(o->rts, o->rts_cap, o->nrts + 1);
+        TCONV_ARRAY_GROW(o->rts, o->rts_cap, o->nrts + 1);
         o->rts[o->nrts++] = (csv_ops_rt){o->tree[o->ntree - 1], corr, s->ts, s->seq};
         break;
     case CSV_OPS_KIND_DEVICE:
         if (!(corr = (int64_t)s->corr)) break;
         {
-            uint32_t i = csv_map_put(&o->dev_index, (uint64_t)corr, s->input, (uint32_t)o->ndev);
+            uint32_t i = tconv_map_put(&o->dev_index, (uint64_t)corr, s->input, (uint32_t)o->ndev);
             if (i == o->ndev) {
-                CSV_GROW(o->dev, o->dev_cap, o->ndev + 1);
-                o->dev[o->ndev++] = (csv_ops_dev){0, CSV_MAP_NONE};
+                TCONV_ARRAY_GROW(o->dev, o->dev_cap, o->ndev + 1);
+                o->dev[o->ndev++] = (csv_ops_dev){0, TCONV_MAP_NONE};
             }
             o->dev[i].dur = csv_sat_add(o->dev[i].dur, s->dur);
         }
@@ -331,15 +330,15 @@ void csv_ops_finish(csv_ops *o)
      * names the earliest-starting of them, then the first in the input. */
     for (size_t i = 0; i < o->nlaunches; i++) {
         const csv_ops_launch *l = &o->launches[i];
-        uint32_t d = csv_map_get(&o->dev_index, (uint64_t)l->corr, l->input);
-        if (d == CSV_MAP_NONE) continue;
+        uint32_t d = tconv_map_get(&o->dev_index, (uint64_t)l->corr, l->input);
+        if (d == TCONV_MAP_NONE) continue;
         const csv_ops_launch *b =
-            o->dev[d].launch == CSV_MAP_NONE ? NULL : &o->launches[o->dev[d].launch];
+            o->dev[d].launch == TCONV_MAP_NONE ? NULL : &o->launches[o->dev[d].launch];
         if (!b || l->ts < b->ts || (l->ts == b->ts && l->seq < b->seq))
             o->dev[d].launch = (uint32_t)i;
     }
     for (size_t d = 0; d < o->ndev; d++) {
-        if (o->dev[d].launch == CSV_MAP_NONE) continue;
+        if (o->dev[d].launch == TCONV_MAP_NONE) continue;
         const csv_ops_launch *l = &o->launches[o->dev[d].launch];
         int64_t t = o->dev[d].dur;
         if (l->self) {
@@ -372,7 +371,7 @@ const csv_op_row *csv_ops_rows(csv_ops *o, csv_ops_mode mode, size_t *n, csv_ops
     const csv_op_row *src = mode == CSV_OPS_PYTORCH ? o->py : o->all;
     *n = mode == CSV_OPS_PYTORCH ? o->npy : o->nall;
     free(o->sorted);
-    o->sorted = csv_xcalloc(*n, sizeof *o->sorted);
+    o->sorted = tconv_array_alloc(*n, sizeof *o->sorted);
     if (*n) memcpy(o->sorted, src, *n * sizeof *src);
     csv_ops_sort_ctx = o->ctx;
     qsort(o->sorted, *n, sizeof *o->sorted, csv_ops_cmp);

@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_mem.h"
 #include "csv_sat.h"
 #include "csv_stacks.h"
 
@@ -28,8 +27,8 @@ static void csv_trie_root(csv_trie *t)
     t->tab = tconv_stacktab_new();
     t->n = 1;
     t->cap = 64;
-    t->hits = csv_xcalloc(t->cap, sizeof *t->hits);
-    t->values = csv_xcalloc(t->cap * (t->nvalues ? t->nvalues : 1), sizeof *t->values);
+    t->hits = tconv_array_alloc(t->cap, sizeof *t->hits);
+    t->values = tconv_array_alloc(t->cap * (t->nvalues ? t->nvalues : 1), sizeof *t->values);
 }
 
 /* Counts and values for every node the table has, new ones at 0. */
@@ -37,18 +36,11 @@ static void csv_trie_fit(csv_trie *t)
 {
     size_t n = (size_t)tconv_stacktab_count(t->tab) + 1;
     if (n > t->cap) {
-        size_t cap = t->cap, nv = t->nvalues ? t->nvalues : 1;
-        while (cap < n)
-            cap *= 2;
-        uint64_t *h = realloc(t->hits, cap * sizeof *h);
-        if (!h) csv_oom(cap * sizeof *h);
-        t->hits = h;
-        int64_t *v = realloc(t->values, cap * nv * sizeof *v);
-        if (!v) csv_oom(cap * nv * sizeof *v);
-        t->values = v;
-        memset(t->hits + t->cap, 0, (cap - t->cap) * sizeof *h);
-        memset(t->values + t->cap * nv, 0, (cap - t->cap) * nv * sizeof *v);
-        t->cap = cap;
+        size_t nv = t->nvalues ? t->nvalues : 1, old = t->cap, vcap = old * nv;
+        TCONV_ARRAY_GROW(t->hits, t->cap, n);
+        TCONV_ARRAY_GROW(t->values, vcap, t->cap * nv);
+        memset(t->hits + old, 0, (t->cap - old) * sizeof *t->hits);
+        memset(t->values + old * nv, 0, (t->cap - old) * nv * sizeof *t->values);
     }
     t->n = n;
 }
@@ -90,7 +82,7 @@ void csv_stacks_free(csv_stacks *s)
 void csv_stacks_span_begin(csv_stacks *s, const tconv_spanwalk *w)
 {
     uint32_t d = tconv_spanwalk_depth(w) - 1;
-    CSV_GROW(s->open, s->open_cap, (size_t)d + 1);
+    TCONV_ARRAY_GROW(s->open, s->open_cap, (size_t)d + 1);
     uint32_t parent = d ? s->open[d - 1] : 0;
     s->open[d] = csv_trie_child(&s->spans, parent, tconv_spanwalk_open(w, d)->name);
 }
@@ -169,11 +161,11 @@ void csv_stacks_rows(csv_stacks *s, csv_stack_set *set)
     set->trie = t;
     free(s->rows);
     free(s->rank);
-    s->rows = csv_xcalloc(t->n, sizeof *s->rows);
-    s->rank = csv_xcalloc(t->n, sizeof *s->rank);
+    s->rows = tconv_array_alloc(t->n, sizeof *s->rows);
+    s->rank = tconv_array_alloc(t->n, sizeof *s->rank);
     /* Ties in value go in the text order of the stacks; the empty one ("") comes first. */
     if (t->n > 1) {
-        uint32_t *order = csv_xcalloc(t->n - 1, sizeof *order);
+        uint32_t *order = tconv_array_alloc(t->n - 1, sizeof *order);
         tconv_stacktab_sort(t->tab, s->ctx, ';', order);
         for (size_t i = 0; i + 1 < t->n; i++)
             s->rank[order[i] + 1] = (uint32_t)i + 1;

@@ -43,7 +43,7 @@ typedef struct summary {
     size_t tracks_cap;
     summary_cat *cats;
     size_t ncats, cats_cap;
-    csv_map cat_index;
+    tconv_map cat_index;
     csv_buf buf, tmp;
 
     /* Spans that are not work of their track (tconv_span_is_work) are left out of the walk

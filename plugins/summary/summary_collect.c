@@ -1,7 +1,6 @@
 /* What the summary gathers from each event of the ordered stream. */
 #include <string.h>
 
-#include "csv_mem.h"
 #include "csv_sat.h"
 #include "summary.h"
 
@@ -9,7 +8,7 @@ static summary_track *summary_track_of(summary *s, uint32_t track)
 {
     if (track >= s->tracks_cap) {
         size_t old = s->tracks_cap;
-        CSV_GROW(s->tracks, s->tracks_cap, (size_t)track + 1);
+        TCONV_ARRAY_GROW(s->tracks, s->tracks_cap, (size_t)track + 1);
         memset(s->tracks + old, 0, (s->tracks_cap - old) * sizeof *s->tracks);
     }
     return &s->tracks[track];
@@ -17,9 +16,9 @@ static summary_track *summary_track_of(summary *s, uint32_t track)
 
 static void summary_category(summary *s, const tconv_span *span)
 {
-    uint32_t i = csv_map_put(&s->cat_index, span->cat, 0, (uint32_t)s->ncats);
+    uint32_t i = tconv_map_put(&s->cat_index, span->cat, 0, (uint32_t)s->ncats);
     if (i == s->ncats) {
-        CSV_GROW(s->cats, s->cats_cap, s->ncats + 1);
+        TCONV_ARRAY_GROW(s->cats, s->cats_cap, s->ncats + 1);
         s->cats[s->ncats++] = (summary_cat){.cat = span->cat};
     }
     s->cats[i].spans++;

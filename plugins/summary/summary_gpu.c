@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_mem.h"
 #include "csv_sat.h"
 #include "summary_gpu.h"
 
@@ -18,7 +17,7 @@ void summary_gpu_free(summary_gpu *g)
     for (size_t i = 0; i < g->n; i++)
         summary_ranges_free(&g->dev[i].kernels);
     free(g->dev);
-    csv_map_free(&g->index);
+    tconv_map_free(&g->index);
 }
 
 void summary_gpu_span(summary_gpu *g, const tconv_span *span)
@@ -34,9 +33,9 @@ void summary_gpu_span(summary_gpu *g, const tconv_span *span)
     }
     /* Key: the device number, or the pid's string id with the top bit set. */
     uint64_t key = by_arg ? (uint64_t)number : (1ull << 63) | pid;
-    uint32_t i = csv_map_put(&g->index, key, span->input, (uint32_t)g->n);
+    uint32_t i = tconv_map_put(&g->index, key, span->input, (uint32_t)g->n);
     if (i == g->n) {
-        CSV_GROW(g->dev, g->cap, g->n + 1);
+        TCONV_ARRAY_GROW(g->dev, g->cap, g->n + 1);
         g->dev[i] =
             (summary_device){.by_arg = by_arg, .number = number, .pid = pid, .input = span->input};
         g->n++;

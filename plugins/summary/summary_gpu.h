@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "csv_kineto.h"
-#include "csv_map.h"
+#include <tconv/tconv.h>
 #include <tconv/tconv.h>
 #include "summary_ranges.h"
 
@@ -27,7 +27,7 @@ typedef struct summary_gpu {
     csv_kineto *k;
     summary_device *dev;
     size_t n, cap;
-    csv_map index;
+    tconv_map index;
 } summary_gpu;
 
 void summary_gpu_init(summary_gpu *g, tconv_ctx *ctx, csv_kineto *k);

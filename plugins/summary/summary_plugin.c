@@ -69,7 +69,7 @@ static void summary_destroy(void *state)
     csv_kineto_free(&s->kineto);
     free(s->tracks);
     free(s->cats);
-    csv_map_free(&s->cat_index);
+    tconv_map_free(&s->cat_index);
     csv_buf_free(&s->buf);
     csv_buf_free(&s->tmp);
     free(s);

@@ -1,8 +1,9 @@
 /* Interval lists. Merging sorts once; the set operations are linear merges. */
 #include <stdlib.h>
 
-#include "csv_mem.h"
 #include "summary_ranges.h"
+
+#include <tconv/tconv.h>
 
 void summary_ranges_free(summary_ranges *l)
 {
@@ -15,7 +16,7 @@ void summary_ranges_free(summary_ranges *l)
 void summary_ranges_add(summary_ranges *l, int64_t start, int64_t end)
 {
     if (end <= start) return;
-    CSV_GROW(l->r, l->cap, l->n + 1);
+    TCONV_ARRAY_GROW(l->r, l->cap, l->n + 1);
     l->r[l->n++] = (summary_range){start, end};
     l->merged = 0;
 }

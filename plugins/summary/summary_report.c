@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_mem.h"
 #include "csv_sat.h"
 #include "summary.h"
 #include "summary_fmt.h"
@@ -116,8 +115,8 @@ static void summary_processes(summary *s)
     summary_cell c;
     uint32_t ntracks = tconv_track_count(s->ctx);
     if (ntracks > s->tracks_cap) ntracks = (uint32_t)s->tracks_cap;
-    uint32_t *idx = csv_xcalloc(ntracks ? ntracks : 1, sizeof(*idx));
-    uint32_t *first = csv_xcalloc(ntracks ? ntracks : 1, sizeof(*first));
+    uint32_t *idx = tconv_array_alloc(ntracks ? ntracks : 1, sizeof(*idx));
+    uint32_t *first = tconv_array_alloc(ntracks ? ntracks : 1, sizeof(*first));
     size_t n = 0;
     for (uint32_t i = 0; i < ntracks; i++)
         if (s->tracks[i].events) idx[n++] = i;
@@ -217,7 +216,7 @@ static void summary_ops(summary *s)
         py ? "PyTorch operators, host time; device self: kernels they launched" : "spans by name";
     csv_buf_printf(&s->buf, "\nTop %zu operations by self time (%s)\n", s->top, what);
     summary_op_table(s, rows, NULL, n, self_sum, py);
-    size_t *order = csv_xcalloc(n, sizeof *order);
+    size_t *order = tconv_array_alloc(n, sizeof *order);
     for (size_t i = 0; i < n; i++)
         order[i] = i;
     summary_sort_rows = rows;
@@ -439,16 +438,16 @@ static void summary_samples(summary *s)
     }
 
     /* Self: the value of stacks a frame ends; total: of stacks it is in (once per stack). */
-    csv_map index = {0};
+    tconv_map index = {0};
     summary_frame *f = NULL;
     size_t nf = 0, cap = 0;
     for (size_t r = 0; r < set.nrows; r++) {
         uint32_t node = set.rows[r];
         int64_t val = t->values[node * nv + v];
         for (uint32_t x = node; x; x = csv_trie_parent(t, x)) {
-            uint32_t i = csv_map_put(&index, csv_trie_frame(t, x), 0, (uint32_t)nf);
+            uint32_t i = tconv_map_put(&index, csv_trie_frame(t, x), 0, (uint32_t)nf);
             if (i == nf) {
-                CSV_GROW(f, cap, nf + 1);
+                TCONV_ARRAY_GROW(f, cap, nf + 1);
                 f[nf++] = (summary_frame){.name = csv_trie_frame(t, x), .stamp = SIZE_MAX};
             }
             if (x == node) f[i].self = csv_sat_add(f[i].self, val);
@@ -461,7 +460,7 @@ static void summary_samples(summary *s)
     csv_buf_printf(b, "\nTop %zu frames by total %s\n", s->top, tname);
     summary_frames_table(s, f, nf, sum, 1);
     free(f);
-    csv_map_free(&index);
+    tconv_map_free(&index);
 }
 
 tconv_status summary_report(summary *s)

@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_mem.h"
 #include "summary_steps.h"
 
 const char *const summary_role_names[SUMMARY_NROLES] = {"kernel",        "memcpy",  "memset",
@@ -24,7 +23,7 @@ void summary_steps_free(summary_steps *s)
     free(s->launches);
     free(s->dev_end);
     free(s->dev_count);
-    csv_map_free(&s->dev_index);
+    tconv_map_free(&s->dev_index);
 }
 
 void summary_steps_span(summary_steps *s, const tconv_span *span)
@@ -47,7 +46,7 @@ void summary_steps_span(summary_steps *s, const tconv_span *span)
     case CSV_ROLE_RUNTIME:
         summary_ranges_add(&s->roles[SUMMARY_RUNTIME], start, end);
         if ((corr = (int64_t)span->corr) != 0) {
-            CSV_GROW(s->launches, s->launches_cap, s->nlaunches + 1);
+            TCONV_ARRAY_GROW(s->launches, s->launches_cap, s->nlaunches + 1);
             s->launches[s->nlaunches++] = (summary_launch){start, end, corr, span->input};
         }
         return;
@@ -69,10 +68,10 @@ void summary_steps_span(summary_steps *s, const tconv_span *span)
     }
     /* Device work: remember how late the work of each launch ends. */
     if (!(corr = (int64_t)span->corr)) return;
-    uint32_t i = csv_map_put(&s->dev_index, (uint64_t)corr, span->input, (uint32_t)s->ndev);
+    uint32_t i = tconv_map_put(&s->dev_index, (uint64_t)corr, span->input, (uint32_t)s->ndev);
     if (i == s->ndev) {
-        CSV_GROW(s->dev_end, s->dev_cap, s->ndev + 1);
-        CSV_GROW(s->dev_count, s->count_cap, s->ndev + 1);
+        TCONV_ARRAY_GROW(s->dev_end, s->dev_cap, s->ndev + 1);
+        TCONV_ARRAY_GROW(s->dev_count, s->count_cap, s->ndev + 1);
         s->dev_end[s->ndev] = end;
         s->dev_count[s->ndev++] = 0;
     } else if (end > s->dev_end[i]) {
@@ -94,16 +93,16 @@ static void summary_steps_extend(summary_steps *s)
     summary_ranges *st = &s->steps;
     if (s->nlaunches > 1) qsort(s->launches, s->nlaunches, sizeof *s->launches, summary_launch_cmp);
     int any = 0;
-    int64_t *dev_end = csv_xcalloc(st->n, sizeof *dev_end);
-    uint64_t *matched = csv_xcalloc(st->n, sizeof *matched);
+    int64_t *dev_end = tconv_array_alloc(st->n, sizeof *dev_end);
+    uint64_t *matched = tconv_array_alloc(st->n, sizeof *matched);
     for (size_t i = 0; i < st->n; i++) {
         dev_end[i] = INT64_MIN;
         for (size_t j = 0; j < s->nlaunches; j++) {
             const summary_launch *l = &s->launches[j];
             if (l->start >= st->r[i].end) break;
             if (l->start < st->r[i].start || l->end > st->r[i].end) continue;
-            uint32_t d = csv_map_get(&s->dev_index, (uint64_t)l->corr, l->input);
-            if (d == CSV_MAP_NONE) continue;
+            uint32_t d = tconv_map_get(&s->dev_index, (uint64_t)l->corr, l->input);
+            if (d == TCONV_MAP_NONE) continue;
             any = 1;
             matched[i] += s->dev_count[d];
             if (s->dev_end[d] > dev_end[i]) dev_end[i] = s->dev_end[d];

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "csv_kineto.h"
-#include "csv_map.h"
+#include <tconv/tconv.h>
 #include <tconv/tconv.h>
 #include "summary_ranges.h"
 
@@ -44,7 +44,7 @@ typedef struct summary_steps {
     int64_t *dev_end;    /* latest device end per (input, correlation id) */
     uint32_t *dev_count; /* device events per (input, correlation id) */
     size_t ndev, dev_cap, count_cap;
-    csv_map dev_index;
+    tconv_map dev_index;
 
     /* results */
     uint64_t nfound, nsteps;     /* steps in the input, and steps the breakdown covers */

@@ -13,7 +13,7 @@
 #include "csv_buf.h"
 #include "csv_field.h"
 #include "csv_json.h"
-#include "csv_map.h"
+#include <tconv/tconv.h>
 #include "csv_utf8.h"
 
 static void expect_field(const char *in, size_t n, const char *want)
@@ -131,18 +131,18 @@ static void test_double(void **state)
 static void test_map(void **state)
 {
     (void)state;
-    csv_map m = {0};
-    assert_int_equal(csv_map_get(&m, 1, 2), CSV_MAP_NONE);
+    tconv_map m = {0};
+    assert_int_equal(tconv_map_get(&m, 1, 2), TCONV_MAP_NONE);
     for (uint32_t i = 0; i < 10000; i++)
-        assert_int_equal(csv_map_put(&m, (uint64_t)i * 7919u, i % 3, i), i);
+        assert_int_equal(tconv_map_put(&m, (uint64_t)i * 7919u, i % 3, i), i);
     /* A present key keeps its value. */
-    assert_int_equal(csv_map_put(&m, 7919u, 1, 99), 1);
+    assert_int_equal(tconv_map_put(&m, 7919u, 1, 99), 1);
     for (uint32_t i = 0; i < 10000; i++)
-        assert_int_equal(csv_map_get(&m, (uint64_t)i * 7919u, i % 3), i);
+        assert_int_equal(tconv_map_get(&m, (uint64_t)i * 7919u, i % 3), i);
     /* Both parts of the key matter. */
-    assert_int_equal(csv_map_get(&m, 7919u, 2), CSV_MAP_NONE);
+    assert_int_equal(tconv_map_get(&m, 7919u, 2), TCONV_MAP_NONE);
     assert_int_equal(m.n, 10000);
-    csv_map_free(&m);
+    tconv_map_free(&m);
 }
 
 static void test_header(void **state)
