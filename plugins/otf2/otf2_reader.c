@@ -4,6 +4,7 @@
  * input and opens the archive there. When a folder is read, the core lists only the anchor of
  * an archive in it (core/inputs.c); another file of an archive named on its own is refused with
  * the anchor to give instead. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -167,6 +168,13 @@ static tconv_status otf2r_archive(otf2r *r)
     r->reader = OTF2_Reader_Open(r->anchor);
     if (!r->reader) return otf2r_lib_fail(r, "opening the archive", OTF2_ERROR_INVALID);
     OTF2R_TRY(r, "setting up the reader", OTF2_Reader_SetSerialCollectiveCallbacks(r->reader));
+    char defs[4096];
+    snprintf(defs, sizeof(defs), "%s/%s.def", r->dir, r->base);
+    if (access(defs, R_OK) != 0) {
+        tconv_error_set(r->ctx, "%s: the archive's global definitions cannot be read: %s", defs,
+                        strerror(errno));
+        return TCONV_FATAL;
+    }
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(r->reader);
     if (!gdr) return otf2r_lib_fail(r, "opening the global definitions", OTF2_ERROR_INVALID);
     OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();

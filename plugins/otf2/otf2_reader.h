@@ -135,8 +135,8 @@ typedef struct otf2r {
 
     /* the location being read */
     const otf2r_loc *loc;
-    uint32_t track, ptrack; /* its track, and its group's process track */
-    uint64_t nread;         /* events read so far */
+    uint32_t track;
+    uint64_t nread; /* events read so far */
     int64_t last_ns;
     otf2r_open *stack;
     size_t depth, stack_cap, max_depth;

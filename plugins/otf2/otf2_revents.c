@@ -233,7 +233,7 @@ static OTF2_CallbackCode otf2r_ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp t,
             v = values[i].floating_point;
         tconv_event ev = TCONV_EVENT_INIT;
         ev.kind = TCONV_EV_COUNTER;
-        ev.track = r->loc->type == OTF2_LOCATION_TYPE_METRIC ? r->ptrack : r->track;
+        ev.track = r->track;
         ev.name = mb->name;
         ev.key = mb->key;
         ev.unit = mb->unit;
@@ -418,9 +418,9 @@ tconv_status otf2r_events_begin(otf2r *r, const otf2r_loc *loc)
         return TCONV_FATAL;
     }
     otf2r_lgroup *g = &r->lgroups[loc->group];
-    r->ptrack = tconv_track_get(r->ctx, g->pid, r->s_empty);
     if (loc->type == OTF2_LOCATION_TYPE_METRIC) {
-        r->track = r->ptrack;
+        /* a process's counters, as Chrome scopes them */
+        r->track = tconv_track_get(r->ctx, g->pid, r->s_empty);
         tconv_track_set_kind(r->ctx, r->track, TCONV_TRACK_PROCESS);
     } else {
         char tid[24];
