@@ -1,6 +1,7 @@
 /* The inputs of a run: what the user named, with every directory replaced by the regular files
  * below it, depth first, in bytewise name order, so that a run folder always reads in the same
- * order. Hidden entries (a leading '.') are not read.
+ * order. Hidden entries (a leading '.') are not read, nor the parts of an OTF2 archive other
+ * than its anchor file (X.def, X.marker and the folder X/ next to X.otf2).
  *
  * Invariant: a regular file found below a directory is listed once however many names lead to
  * it, and not again when the user names it too (a file named twice is read twice: that was
@@ -115,6 +116,35 @@ static void inputs_mark_above(inputs_walk *w, const char *dir)
     free(real);
 }
 
+/* An OTF2 archive is one input spread over files: its anchor X.otf2 is what a reader opens,
+ * and the library reads X.def, X.marker and the folder X/ through it. Listed, they would be
+ * inputs of their own that no reader can read alone. 1 if the entry at i is such a file. */
+static int inputs_archive_part(struct dirent **ents, int m, int i)
+{
+    const char *name = ents[i]->d_name;
+    size_t stem = strlen(name);
+    const char *dot = strrchr(name, '.');
+    if (dot && (strcmp(dot, ".def") == 0 || strcmp(dot, ".marker") == 0))
+        stem = (size_t)(dot - name);
+    else if (dot && strcmp(dot, ".otf2") == 0)
+        return 0;
+    char *anchor = tconv_xmalloc(stem + 6);
+    memcpy(anchor, name, stem);
+    memcpy(anchor + stem, ".otf2", 6);
+    int lo = 0, hi = m, found = 0; /* the entries are in bytewise order */
+    while (lo < hi && !found) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(ents[mid]->d_name, anchor);
+        if (c == 0)
+            found = 1;
+        else if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    free(anchor);
+    return found;
+}
+
 static void inputs_expand_dir(inputs_walk *w, const char *dir, const char *top)
 {
     struct dirent **ents = NULL;
@@ -125,7 +155,14 @@ static void inputs_expand_dir(inputs_walk *w, const char *dir, const char *top)
                           strerror(errno));
         return;
     }
+    char *parts = tconv_xcalloc((size_t)m + 1, 1);
+    for (int i = 0; i < m; i++)
+        parts[i] = (char)inputs_archive_part(ents, m, i);
     for (int i = 0; i < m; i++) {
+        if (parts[i]) {
+            free(ents[i]);
+            continue;
+        }
         char *p = inputs_join(dir, ents[i]->d_name);
         free(ents[i]);
         struct stat st;
@@ -149,6 +186,7 @@ static void inputs_expand_dir(inputs_walk *w, const char *dir, const char *top)
         }
         free(p);
     }
+    free(parts);
     free(ents);
 }
 

@@ -209,7 +209,7 @@ typedef struct otf2_defrefs {
     OTF2_StringRef empty;
     OTF2_StringRef *region_name, *region_desc;
     OTF2_StringRef *attr_name;
-    OTF2_StringRef *series_name, *series_unit;
+    OTF2_StringRef *series_name, *series_unit, *series_key;
     OTF2_StringRef cuda, hip, mpi;
     OTF2_StringRef comm_name, comm_locations, comm_ranks;
     int uses_cuda, uses_hip;
@@ -257,9 +257,14 @@ static void otf2_take_refs(otf2_state *st, otf2_defrefs *r)
         r->attr_name[i] = otf2_strref(st, st->attrs[i].key);
     r->series_name = otf2_refs_alloc(st->nseries);
     r->series_unit = otf2_refs_alloc(st->nseries);
+    r->series_key = otf2_refs_alloc(st->nseries);
     for (size_t i = 0; i < st->nseries; i++) {
-        r->series_name[i] = otf2_series_name(st, &st->series[i]);
-        r->series_unit[i] = otf2_strref(st, st->series[i].unit);
+        const otf2_series *se = &st->series[i];
+        r->series_name[i] = otf2_series_name(st, se);
+        r->series_unit[i] = otf2_strref(st, se->unit);
+        /* The series key as the member's description, so that a reader can split the name
+         * back into counter and series (tconv's otf2 reader does). */
+        r->series_key[i] = se->key == se->name ? r->empty : otf2_strref(st, se->key);
     }
     if (r->uses_cuda) r->cuda = otf2_strref_cstr(st, "CUDA");
     if (r->uses_hip) r->hip = otf2_strref_cstr(st, "HIP");
@@ -278,6 +283,7 @@ static void otf2_free_refs(otf2_defrefs *r)
     free(r->attr_name);
     free(r->series_name);
     free(r->series_unit);
+    free(r->series_key);
 }
 
 static tconv_status otf2_write_system(otf2_state *st, OTF2_GlobalDefWriter *gw)
@@ -374,7 +380,7 @@ static tconv_status otf2_write_metrics(otf2_state *st, OTF2_GlobalDefWriter *gw,
     for (size_t i = 0; i < st->nseries; i++) {
         OTF2W_TRY(st, "writing a metric member",
                   OTF2_GlobalDefWriter_WriteMetricMember(
-                      gw, (OTF2_MetricMemberRef)i, r->series_name[i], r->empty,
+                      gw, (OTF2_MetricMemberRef)i, r->series_name[i], r->series_key[i],
                       OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE,
                       OTF2_BASE_DECIMAL, 0, r->series_unit[i]));
         OTF2_MetricMemberRef member = (OTF2_MetricMemberRef)i;

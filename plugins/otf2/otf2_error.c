@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "otf2_reader.h"
 #include "otf2_writer.h"
 
 static OTF2_ErrorCallback otf2_error_previous;
 static int otf2_error_installed;
+static otf2_state *otf2_error_writer; /* the writer's state while its callback is installed */
+static OTF2_ErrorCallback otf2_error_reader_previous;
 
 static OTF2_ErrorCode otf2_error_callback(void *user, const char *file, uint64_t line,
                                           const char *function, OTF2_ErrorCode code,
@@ -38,6 +41,7 @@ void otf2_error_install(otf2_state *st)
 {
     otf2_error_previous = OTF2_Error_RegisterCallback(otf2_error_callback, st);
     otf2_error_installed = 1;
+    otf2_error_writer = st;
 }
 
 void otf2_error_uninstall(void)
@@ -46,6 +50,36 @@ void otf2_error_uninstall(void)
     /* OTF2 does not hand back the previous callback's data; its default has none. */
     OTF2_Error_RegisterCallback(otf2_error_previous, NULL);
     otf2_error_installed = 0;
+    otf2_error_writer = NULL;
+}
+
+/* The reader's reports: the last one is kept as the text of the error its call returns. An
+ * otf2 writer of the same run (otf2 to otf2) gets its own callback back afterwards, with its
+ * state, which OTF2 would not hand back. */
+static OTF2_ErrorCode otf2_error_reader_callback(void *user, const char *file, uint64_t line,
+                                                 const char *function, OTF2_ErrorCode code,
+                                                 const char *fmt, va_list va)
+{
+    (void)file;
+    (void)line;
+    (void)function;
+    otf2r *r = user;
+    vsnprintf(r->lib_msg, sizeof(r->lib_msg), fmt ? fmt : "", va);
+    r->lib_error = 1;
+    return code;
+}
+
+void otf2_error_reader_install(otf2r *r)
+{
+    otf2_error_reader_previous = OTF2_Error_RegisterCallback(otf2_error_reader_callback, r);
+}
+
+void otf2_error_reader_uninstall(void)
+{
+    if (otf2_error_writer)
+        OTF2_Error_RegisterCallback(otf2_error_callback, otf2_error_writer);
+    else
+        OTF2_Error_RegisterCallback(otf2_error_reader_previous, NULL);
 }
 
 tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "otf2_oom.h"
+#include "otf2_reader.h"
 #include "otf2_writer.h"
 
 static const tconv_option_desc otf2_options[] = {
@@ -125,14 +126,16 @@ static const tconv_writer_class otf2_writer_class = {
 
 static const tconv_writer_class *const otf2_writers[] = {&otf2_writer_class, NULL};
 
+static const tconv_reader_class *const otf2_readers[] = {&otf2_reader_class, NULL};
+
 static const tconv_plugin_desc otf2_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
     .abi_major = TCONV_ABI_MAJOR,
     .abi_minor = TCONV_ABI_MINOR,
     .name = "otf2",
     .version = TCONV_VERSION,
-    .description = "OTF2 writer (Open Trace Format 2, OTF2 3.x)",
-    .readers = NULL,
+    .description = "OTF2 reader and writer (Open Trace Format 2, OTF2 3.x)",
+    .readers = otf2_readers,
     .writers = otf2_writers,
 };
 
