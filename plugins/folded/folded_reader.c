@@ -432,9 +432,12 @@ static int folded_reader_probe(const unsigned char *buf, size_t len)
         folded_span st;
         int64_t m;
         int d;
+        int plain = 0;
         if (folded_reader_extended(line, n, &x)) {
             good++;
-        } else if (folded_reader_plain(line, n, &st, &m, &d) != 0) {
+        } else if ((plain = folded_reader_plain(line, n, &st, &m, &d)) < 0) {
+            continue; /* folded, with a count the reader will refuse: st is not set */
+        } else if (plain > 0) {
             /* a stack needs a ';' somewhere to look like one */
             good += memchr(st.p, ';', st.n) ? 1 : 0;
             if (!memchr(st.p, ';', st.n) && !good) return 20;
