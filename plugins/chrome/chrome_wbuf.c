@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chrome_utf8.h"
@@ -204,20 +205,22 @@ void chrome_wbuf_double(chrome_wbuf *b, double d)
         chrome_wbuf_cstr(b, "null");
         return;
     }
-    if (d == floor(d) && fabs(d) < 9007199254740992.0) {
-        if (d == 0 && signbit(d)) {
-            chrome_wbuf_cstr(b, "-0.0");
-            return;
-        }
-        chrome_wbuf_i64(b, (int64_t)d);
-        return;
+    /* The shortest of 15, 16 and 17 significant digits that reads back as the same double; an
+     * integral value keeps a ".0" so that it reads back as a double, not an integer. */
+    char tmp[48];
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+        if (strtod(tmp, NULL) == d) break;
     }
-    char tmp[40];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", d);
-    /* A locale with a decimal comma would make it no JSON number. */
-    for (int i = 0; i < n; i++)
+    int plain = 1;
+    for (int i = 0; i < n; i++) {
+        /* A locale with a decimal comma would make it no JSON number. */
         if (tmp[i] == ',') tmp[i] = '.';
+        if (tmp[i] == '.' || tmp[i] == 'e' || tmp[i] == 'n' || tmp[i] == 'i') plain = 0;
+    }
     chrome_wbuf_put(b, tmp, (size_t)n);
+    if (plain) chrome_wbuf_cstr(b, ".0");
 }
 
 void chrome_wbuf_id_text(chrome_wbuf *b, const char *s, size_t n)

@@ -37,9 +37,8 @@ void chrome_wbuf_str(chrome_wbuf *b, tconv_str id);
 void chrome_wbuf_us(chrome_wbuf *b, int64_t ns);
 void chrome_wbuf_i64(chrome_wbuf *b, int64_t v);
 void chrome_wbuf_u64(chrome_wbuf *b, uint64_t v);
-/* A number that JSON can hold: integral values as integers, others with 17 significant digits
- * (which read back as the same double); NaN and infinities, which JSON has no words for, as
- * null. */
+/* A double as the shortest text that reads back as it; NaN and infinities, which JSON has no
+ * words for, as null. */
 void chrome_wbuf_double(chrome_wbuf *b, double d);
 /* pid or tid text: a number when it is a base-10 integer, else a string. */
 void chrome_wbuf_id_text(chrome_wbuf *b, const char *s, size_t n);

@@ -22,6 +22,7 @@
  * "stackFrames" dictionary) is not drawn by Perfetto's JSON import, and speedscope, given a
  * top-level "samples", shows those samples and nothing else of the trace. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,8 +203,8 @@ static int chrome_w_lane(chrome_writer *w, chrome_wtrack *t, int64_t ts, int64_t
     }
 }
 
-/* The lane's name, written when the lane is first used: the stream's name as it is known then
- * with " #N", as the ordering stage names lanes. */
+/* The lane's name, written at the end when the stream's name is known (Kineto names threads
+ * after their events): with " #N", as the ordering stage names lanes. */
 static void chrome_w_lane_name(chrome_writer *w, uint32_t track, chrome_wtrack *t, uint32_t lane)
 {
     if (!lane || t->lanes[lane].named) return;
@@ -273,7 +274,6 @@ static tconv_status chrome_w_span(chrome_writer *w, const tconv_event *ev)
             chrome_wtrack *t = chrome_w_track(w, ev->track);
             int64_t dur = ev->dur > 0 ? ev->dur : 0;
             if (!t || chrome_w_lane(w, t, ev->ts, ev->ts + dur, &lane)) return chrome_w_oom(w);
-            chrome_w_lane_name(w, ev->track, t, lane);
         }
     }
     const char *ph = ev->kind == TCONV_EV_COMPLETE ? "X"
@@ -311,6 +311,16 @@ static tconv_status chrome_w_instant(chrome_writer *w, const tconv_event *ev)
         w->memory_ts = ev->ts;
     }
     return TCONV_OK;
+}
+
+/* Counter values are mostly counts: written as integers when they are, as the input had them. */
+static void chrome_w_counter_value(chrome_writer *w, double v)
+{
+    if (v == (double)(int64_t)v && v > -9007199254740992.0 && v < 9007199254740992.0 &&
+        !(v == 0 && signbit(v)))
+        chrome_wbuf_i64(w->b, (int64_t)v);
+    else
+        chrome_wbuf_double(w->b, v);
 }
 
 static tconv_status chrome_w_counter(chrome_writer *w, const tconv_event *ev)
@@ -354,7 +364,7 @@ named:
     chrome_wbuf_cstr(w->b, ",\"args\":{");
     chrome_wbuf_str(w->b, ev->key);
     chrome_wbuf_putc(w->b, ':');
-    chrome_wbuf_double(w->b, ev->value);
+    chrome_w_counter_value(w, ev->value);
     chrome_wbuf_putc(w->b, '}');
     chrome_w_end(w);
     return TCONV_OK;
@@ -402,8 +412,7 @@ static void chrome_w_top_value(chrome_writer *w, tconv_str text)
         chrome_wbuf_string(w->b, s, n);
 }
 
-static const char *const chrome_w_reserved[] = {"traceEvents", "systemTraceEvents", "stackFrames",
-                                                "samples"};
+static const char *const chrome_w_reserved[] = {"traceEvents", "stackFrames", "samples"};
 
 /* Members that would clash with what this writer writes. */
 static int chrome_w_top_reserved(chrome_writer *w, tconv_str name)
@@ -566,6 +575,8 @@ tconv_status chrome_writer_finish(chrome_writer *w)
 {
     for (uint32_t i = 0; i < w->ntracks; i++) {
         chrome_wtrack *t = &w->tracks[i];
+        for (uint32_t k = 1; k < t->nlanes; k++)
+            chrome_w_lane_name(w, i, t, k);
         if (t->has_sample)
             chrome_w_sample_out(w, i, t,
                                 t->sample_dur > 0 ? t->sample_dur
