@@ -1,4 +1,5 @@
-/* The Chrome Trace Event reader: plugin descriptor and the read loop. */
+/* The Chrome Trace Event plugin: its descriptor, the reader's read loop and the writer's entry
+ * points. */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include "chrome_probe.h"
 #include "chrome_reader.h"
+#include "chrome_writer.h"
 
 #define CHROME_CHUNK ((size_t)256 * 1024)
 /* No token of a trace comes near this; beyond it the read fails as out of memory. */
@@ -138,15 +140,94 @@ static const tconv_reader_class chrome_reader_class = {
 
 static const tconv_reader_class *const chrome_readers[] = {&chrome_reader_class, NULL};
 
+static const tconv_option_desc chrome_writer_options[] = {
+    {"lanes", TCONV_OPT_BOOL, "true", NULL,
+     "put kernels that overlap on a GPU stream on lanes of their own (tid \"<tid> #2\"), as "
+     "viewers drop or clip slices that do not nest"},
+    {0},
+};
+
+static int chrome_ends_with(const char *s, const char *sfx)
+{
+    size_t n = strlen(s), m = strlen(sfx);
+    return n >= m && strcmp(s + n - m, sfx) == 0;
+}
+
+static tconv_status chrome_wopen(tconv_ctx *ctx, tconv_output *out, const tconv_options *opts,
+                                 void **state)
+{
+    chrome_writer *w = calloc(1, sizeof *w);
+    chrome_wbuf *b = malloc(sizeof *b);
+    if (!w || !b) {
+        free(w);
+        free(b);
+        tconv_error_set(ctx, "chrome: out of memory");
+        return TCONV_FATAL;
+    }
+    /* Standard output stays plain: a gzip stream is asked for by the output's name. */
+    if (chrome_wbuf_open(b, ctx, out, chrome_ends_with(tconv_output_name(out), ".gz"))) {
+        free(w);
+        free(b);
+        return TCONV_FATAL;
+    }
+    w->ctx = ctx;
+    w->b = b;
+    w->lanes = tconv_option_get_bool(opts, "lanes");
+    w->s_memory = tconv_string_intern_cstr(ctx, "memory");
+    w->s_allocated = tconv_string_intern_cstr(ctx, "allocated bytes");
+    w->s_reserved = tconv_string_intern_cstr(ctx, "reserved bytes");
+    w->s_bytes = tconv_string_intern_cstr(ctx, "bytes");
+    w->s_memory_instant = tconv_string_intern_cstr(ctx, "[memory]");
+    chrome_wbuf_putc(b, '{');
+    *state = w;
+    return TCONV_OK;
+}
+
+static tconv_status chrome_wevent(void *state, const tconv_event *ev)
+{
+    return chrome_writer_event(state, ev);
+}
+
+static tconv_status chrome_wfinish(void *state)
+{
+    return chrome_writer_finish(state);
+}
+
+static void chrome_wdestroy(void *state)
+{
+    chrome_writer *w = state;
+    chrome_writer_free(w);
+    chrome_wbuf_free(w->b);
+    free(w->b);
+    free(w);
+}
+
+static const tconv_writer_class chrome_writer_class = {
+    .struct_size = sizeof(tconv_writer_class),
+    .name = "chrome",
+    .description = "Chrome Trace Event JSON for Perfetto, chrome://tracing and speedscope; gzip "
+                   "when the output's name ends in .gz",
+    .options = chrome_writer_options,
+    .accepts = TCONV_KINDS_ALL,
+    .flags = 0,
+    .open = chrome_wopen,
+    .event = chrome_wevent,
+    .finish = chrome_wfinish,
+    .destroy = chrome_wdestroy,
+    .extensions = "json|json.gz",
+};
+
+static const tconv_writer_class *const chrome_writers[] = {&chrome_writer_class, NULL};
+
 static const tconv_plugin_desc chrome_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
     .abi_major = TCONV_ABI_MAJOR,
     .abi_minor = TCONV_ABI_MINOR,
     .name = "chrome",
     .version = TCONV_VERSION,
-    .description = "Chrome Trace Event format reader",
+    .description = "Chrome Trace Event format reader and writer",
     .readers = chrome_readers,
-    .writers = NULL,
+    .writers = chrome_writers,
 };
 
 TCONV_PLUGIN(chrome_plugin)
