@@ -16,7 +16,7 @@
  * The lanes are decided as the events come, which is the ordering stage's answer when a stream's
  * kernels come in time order, as profilers write them.
  *
- * Stack samples become nested X slices, one per frame, from the sample's time to the next
+ * Stack samples become nested B/E slices, one per frame, from the sample's time to the next
  * sample's on the same thread: Perfetto and chrome://tracing draw them as a flame chart over
  * time, and speedscope reads them as a profile. The format's own sample form (P events with a
  * "stackFrames" dictionary) is not drawn by Perfetto's JSON import, and speedscope, given a
@@ -84,11 +84,16 @@ static void chrome_w_start(chrome_writer *w, const char *ph, uint32_t track, uin
     chrome_wbuf_putc(b, '"');
     const tconv_track *t = tconv_track_describe(w->ctx, track);
     if (!t) return;
-    size_t n;
+    size_t n, tn;
     const char *s = chrome_w_text(w, t->pid, &n);
+    chrome_w_text(w, t->tid, &tn);
     if (n) {
         chrome_wbuf_cstr(b, ",\"pid\":");
         chrome_wbuf_id_text(b, s, n);
+    } else if (tn || lane) {
+        /* A thread of no known process (perf script without pids): viewers group threads by
+         * pid, and speedscope cannot place a thread without one. */
+        chrome_wbuf_cstr(b, ",\"pid\":0");
     }
     s = chrome_w_text(w, t->tid, &n);
     if (lane) {
@@ -279,7 +284,20 @@ static tconv_status chrome_w_span(chrome_writer *w, const tconv_event *ev)
     const char *ph = ev->kind == TCONV_EV_COMPLETE ? "X"
                      : ev->kind == TCONV_EV_BEGIN  ? (async ? "b" : "B")
                                                    : (async ? "e" : "E");
+    tconv_str end_name = 0;
+    if (!async && ev->kind != TCONV_EV_COMPLETE) {
+        chrome_wtrack *t = chrome_w_track(w, ev->track);
+        if (!t) return chrome_w_oom(w);
+        if (ev->kind == TCONV_EV_BEGIN) {
+            if (chrome_w_reserve((void **)&t->open, &t->open_cap, t->nopen + 1, sizeof *t->open))
+                return chrome_w_oom(w);
+            t->open[t->nopen++] = ev->name;
+        } else if (t->nopen) {
+            end_name = t->open[--t->nopen];
+        }
+    }
     chrome_w_start(w, ph, ev->track, lane);
+    if (!ev->name && end_name) chrome_w_member_str(w, ",\"name\":", end_name);
     chrome_w_name_cat(w, ev);
     chrome_w_ts(w, ev->ts);
     if (ev->kind == TCONV_EV_COMPLETE) {
@@ -484,54 +502,83 @@ static tconv_status chrome_w_metadata(chrome_writer *w, const tconv_event *ev)
 
 /* ---- stack samples ----------------------------------------------------------------------- */
 
-static void chrome_w_sample_out(chrome_writer *w, uint32_t track, chrome_wtrack *t, int64_t dur)
+/* One frame of a sample as B or E; the E repeats the B's name and args, which speedscope
+ * compares to match them. */
+static void chrome_w_sample_frame(chrome_writer *w, uint32_t track, const tconv_frame *f,
+                                  const char *ph, int64_t ts)
 {
-    for (uint32_t i = 0; i < t->nframes; i++) {
-        const tconv_frame *f = &t->frames[i];
-        chrome_w_start(w, "X", track, 0);
-        chrome_w_member_str(w, ",\"name\":", f->name);
-        if (f->module) chrome_w_member_str(w, ",\"cat\":", f->module);
-        chrome_w_ts(w, t->sample_ts);
-        chrome_wbuf_cstr(w->b, ",\"dur\":");
-        chrome_wbuf_us(w->b, dur);
-        if (f->file) {
-            chrome_wbuf_cstr(w->b, ",\"args\":{\"file\":");
-            chrome_wbuf_str(w->b, f->file);
-            if (f->line) {
-                chrome_wbuf_cstr(w->b, ",\"line\":");
-                chrome_wbuf_u64(w->b, f->line);
-            }
-            chrome_wbuf_putc(w->b, '}');
+    chrome_w_start(w, ph, track, 0);
+    chrome_w_member_str(w, ",\"name\":", f->name);
+    if (f->module) chrome_w_member_str(w, ",\"cat\":", f->module);
+    chrome_w_ts(w, ts);
+    if (f->file) {
+        chrome_wbuf_cstr(w->b, ",\"args\":{\"file\":");
+        chrome_wbuf_str(w->b, f->file);
+        if (f->line) {
+            chrome_wbuf_cstr(w->b, ",\"line\":");
+            chrome_wbuf_u64(w->b, f->line);
         }
-        chrome_w_end(w);
+        chrome_wbuf_putc(w->b, '}');
     }
-    t->has_sample = 0;
+    chrome_w_end(w);
 }
 
-/* A sample lasts until the next one on its thread: its own dur when the producer gave one, else
- * the gap to the next sample, else (the last one) the thread's last gap, else 1 µs. */
+static int chrome_w_same_frame(const tconv_frame *a, const tconv_frame *b)
+{
+    return a->name == b->name && a->module == b->module && a->file == b->file && a->line == b->line;
+}
+
+/* Close the open frames above depth keep, innermost first, at ts. B/E rather than X: only
+ * explicit ends say how equal intervals nest (speedscope orders X events that end together by
+ * their start, and then misnests them). */
+static void chrome_w_sample_close(chrome_writer *w, uint32_t track, chrome_wtrack *t, uint32_t keep,
+                                  int64_t ts)
+{
+    for (uint32_t i = t->nframes; i-- > keep;)
+        chrome_w_sample_frame(w, track, &t->frames[i], "E", ts);
+    t->nframes = keep;
+}
+
+/* When the last sample of a track ends: its own dur, else the track's last gap, else 1 µs. */
+static int64_t chrome_w_sample_end(const chrome_wtrack *t)
+{
+    return t->sample_ts + (t->sample_dur > 0 ? t->sample_dur : t->interval ? t->interval : 1000);
+}
+
+/* A sample lasts until the next one on its thread (or for its own dur when the producer gave a
+ * shorter one). Frames that the next sample shares from the root stay open, so a slice spans
+ * the consecutive samples through it, as speedscope's time order view and Perfetto draw a
+ * profile, and no frame closes and reopens at the same time. */
 static tconv_status chrome_w_sample(chrome_writer *w, const tconv_event *ev)
 {
     chrome_wtrack *t = chrome_w_track(w, ev->track);
     if (!t) return chrome_w_oom(w);
+    uint32_t keep = 0;
     if (t->has_sample) {
         int64_t gap = ev->ts - t->sample_ts;
         if (gap > 0) t->interval = gap;
-        chrome_w_sample_out(w, ev->track, t,
-                            t->sample_dur > 0 ? t->sample_dur
-                            : gap > 0         ? gap
-                                              : t->interval);
+        if (t->sample_dur > 0 && t->sample_dur < gap) {
+            chrome_w_sample_close(w, ev->track, t, 0, t->sample_ts + t->sample_dur);
+        } else {
+            while (keep < t->nframes && keep < ev->nframes &&
+                   chrome_w_same_frame(&t->frames[keep], &ev->frames[keep]))
+                keep++;
+            chrome_w_sample_close(w, ev->track, t, keep, ev->ts);
+        }
     }
-    if (!ev->nframes) return TCONV_OK;
     size_t cap = t->frames_cap;
-    if (chrome_w_reserve((void **)&t->frames, &cap, ev->nframes, sizeof *t->frames))
+    if (chrome_w_reserve((void **)&t->frames, &cap, ev->nframes ? ev->nframes : 1,
+                         sizeof *t->frames))
         return chrome_w_oom(w);
     t->frames_cap = (uint32_t)cap;
-    memcpy(t->frames, ev->frames, ev->nframes * sizeof *t->frames);
+    for (uint32_t i = keep; i < ev->nframes; i++) {
+        t->frames[i] = ev->frames[i];
+        chrome_w_sample_frame(w, ev->track, &t->frames[i], "B", ev->ts);
+    }
     t->nframes = ev->nframes;
     t->sample_ts = ev->ts;
     t->sample_dur = ev->dur;
-    t->has_sample = 1;
+    t->has_sample = ev->nframes > 0;
     return TCONV_OK;
 }
 
@@ -577,11 +624,7 @@ tconv_status chrome_writer_finish(chrome_writer *w)
         chrome_wtrack *t = &w->tracks[i];
         for (uint32_t k = 1; k < t->nlanes; k++)
             chrome_w_lane_name(w, i, t, k);
-        if (t->has_sample)
-            chrome_w_sample_out(w, i, t,
-                                t->sample_dur > 0 ? t->sample_dur
-                                : t->interval     ? t->interval
-                                                  : 1000);
+        if (t->has_sample) chrome_w_sample_close(w, i, t, 0, chrome_w_sample_end(t));
     }
     if (!w->events_open) {
         /* A trace without events still has the member viewers look for. */
@@ -602,6 +645,7 @@ void chrome_writer_free(chrome_writer *w)
             free(w->tracks[i].lanes[k].ends);
         free(w->tracks[i].lanes);
         free(w->tracks[i].frames);
+        free(w->tracks[i].open);
     }
     free(w->tracks);
     free(w->top);

@@ -25,6 +25,10 @@ typedef struct chrome_wtrack {
     int64_t sample_ts, sample_dur, interval;
     tconv_frame *frames;
     uint32_t nframes, frames_cap;
+    /* The names of the B events still open, for the E events that come without one: viewers
+     * such as speedscope match an E to its B by name. */
+    tconv_str *open;
+    size_t nopen, open_cap;
 } chrome_wtrack;
 
 typedef struct chrome_topmeta {

@@ -2,8 +2,8 @@
 # The chrome writer's round trip: for every Chrome trace of the corpus that the reader converts,
 # `tconv -w text-ordered IN` equals `tconv -w chrome IN | tconv -w text-ordered -` once flow ids
 # are renumbered (roundtrip_norm.py: the reader hashes them). Also a perf script capture through
-# chrome: its stack samples come back as nested spans, one per frame, so its span count equals
-# the input's frame count. And a .json.gz output is gzip that reads the same.
+# chrome: its stack samples come back as nested spans, a frame staying open across the
+# consecutive samples that share it, so its span count is the number of frames opened. And a .json.gz output is gzip that reads the same.
 # usage: roundtrip.sh TCONV CORPUS_DIR    (exit 77 when the corpus is absent)
 set -euo pipefail
 TCONV=$1
@@ -15,15 +15,25 @@ trap 'rm -rf "$TMP"' EXIT
 unset TCONV_PLUGIN_PATH
 T() { "$TCONV" -q "$@"; }
 
-# The frames of the samples of a text dump.
+# How many slices the samples of a text dump become: each sample opens the frames it does not
+# share, from the root, with the sample before it on its track (those stay open across both).
 frames() {
     python3 -c '
 import re, sys
+item = re.compile(r"\"(?:[^\"\\]|\\.)*\"(?:@\"(?:[^\"\\]|\\.)*\")?")
 n = 0
+prev = {}
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     if line.startswith("sample "):
+        track = line.split()[2]
         m = re.search(r" stack=\[(.*)\] values=", line)
-        n += len(re.findall(r"(?:^|;)\"", m.group(1))) if m and m.group(1) else 0
+        cur = item.findall(m.group(1)) if m and m.group(1) else []
+        old = prev.get(track, [])
+        k = 0
+        while k < len(old) and k < len(cur) and old[k] == cur[k]:
+            k += 1
+        n += len(cur) - k
+        prev[track] = cur
 print(n)' "$1"
 }
 
@@ -44,7 +54,7 @@ while IFS= read -r -d '' f; do
         continue
     fi
     if grep -q '^sample ' "$TMP/a.txt"; then
-        # Stack samples come back as nested spans, one per frame: count them.
+        # Stack samples come back as nested spans: count the frames they open.
         want=$(($(grep -c '^begin ' "$TMP/a.txt" || true) + $(frames "$TMP/a.txt")))
         got=$(grep -c '^begin ' "$TMP/b.txt" || true)
         if [ "$want" = "$got" ]; then
@@ -68,7 +78,7 @@ done < <(find "$CORPUS" -type f \( -name '*.json' -o -name '*.gz' -o -name '*.tr
     -not -path '*/_generated/*' -print0 | sort -z)
 echo "round trip: $n Chrome traces: $passed equal"
 
-# perf script -> chrome -> text-ordered: every sample's frames as nested spans.
+# perf script -> chrome -> text-ordered: the samples' frames as nested spans.
 perf=$CORPUS/FlameGraph/test/perf-vertx-stacks-01.txt
 [ -f "$perf" ] || perf=$(find "$CORPUS" -name '*.txt' -path '*perf*' | sort | head -1)
 if [ -n "$perf" ] && [ -f "$perf" ]; then
