@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -46,6 +48,7 @@ static const fuzz_optset fuzz_optsets[] = {
     {"folded", {"lenient=true", NULL}},
     {"folded", {"format=extended", NULL}},
     {"folded", {"format=plain", "strict=true", NULL}},
+    {"otf2", {NULL}},
 };
 
 static const tconv_reader_class *fuzz_rc;
@@ -53,6 +56,9 @@ static const fuzz_optset *fuzz_sets[16];
 static size_t fuzz_nsets;
 static int fuzz_fd = -1;
 static char fuzz_path[64];
+#ifdef FUZZ_ARCHIVE
+static char fuzz_dir[48]; /* where the archive is unpacked */
+#endif
 static int fuzz_verbose;
 
 /* The writer reads every field an event points to, so a bad string id, track or array shows up
@@ -126,10 +132,64 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     /* The input layer opens a path, so it gets the memory file's. */
     snprintf(fuzz_path, sizeof(fuzz_path), "/proc/self/fd/%d", fuzz_fd);
+#ifdef FUZZ_ARCHIVE
+    snprintf(fuzz_dir, sizeof(fuzz_dir), "/tmp/tconv-fuzz-%d", (int)getpid());
+    char traces[96];
+    snprintf(traces, sizeof(traces), "%s/traces", fuzz_dir);
+    if ((mkdir(fuzz_dir, 0700) != 0 && errno != EEXIST) ||
+        (mkdir(traces, 0700) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "fuzz: cannot create %s\n", traces);
+        exit(2);
+    }
+    snprintf(fuzz_path, sizeof(fuzz_path), "%s/traces.otf2", fuzz_dir);
+#endif
     fuzz_verbose = getenv("FUZZ_VERBOSE") != NULL;
     return 0;
 }
 
+#ifdef FUZZ_ARCHIVE
+/* A reader of a set of files (an OTF2 archive: anchor, global definitions, and per location a
+ * definition and an event file): the input packs them as records [file index: 1 byte]
+ * [length: 2 bytes, little-endian][bytes], unpacked into a folder of this process before each
+ * run, so mutations reach every file. Index 0 is the anchor, 1 the global definitions, 2 + 2k
+ * and 3 + 2k location k's definitions and events (k < 16). seeds.sh packs real archives. */
+
+static void fuzz_archive_name(unsigned idx, char *buf, size_t cap)
+{
+    if (idx == 0)
+        snprintf(buf, cap, "%s/traces.otf2", fuzz_dir);
+    else if (idx == 1)
+        snprintf(buf, cap, "%s/traces.def", fuzz_dir);
+    else
+        snprintf(buf, cap, "%s/traces/%u.%s", fuzz_dir, (idx - 2) / 2, idx % 2 ? "evt" : "def");
+}
+
+static int fuzz_fill(const uint8_t *data, size_t size)
+{
+    char name[128];
+    for (unsigned i = 0; i < 34; i++) {
+        fuzz_archive_name(i, name, sizeof(name));
+        unlink(name);
+    }
+    size_t off = 0;
+    while (off + 3 <= size) {
+        unsigned idx = data[off] % 34;
+        size_t len = (size_t)data[off + 1] | (size_t)data[off + 2] << 8;
+        off += 3;
+        if (len > size - off) len = size - off;
+        fuzz_archive_name(idx, name, sizeof(name));
+        FILE *f = fopen(name, "wb");
+        if (!f) return -1;
+        if (len && fwrite(data + off, 1, len, f) != len) {
+            fclose(f);
+            return -1;
+        }
+        fclose(f);
+        off += len;
+    }
+    return 0;
+}
+#else
 static int fuzz_fill(const uint8_t *data, size_t size)
 {
     if (ftruncate(fuzz_fd, 0) != 0) return -1;
@@ -141,9 +201,11 @@ static int fuzz_fill(const uint8_t *data, size_t size)
     }
     return 0;
 }
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+#ifndef FUZZ_ARCHIVE /* an archive's probe is the anchor's, tested by the reader's own tests */
     /* A probe sees the first bytes only and must stay inside them. */
     if (fuzz_rc->probe) {
         size_t head = size < 4096 ? size : 4096;
@@ -153,6 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(copy);
         if (score < 0 || score > 100) abort();
     }
+#endif
     if (fuzz_fill(data, size) != 0) abort();
     const fuzz_optset *set = fuzz_sets[size % fuzz_nsets];
     if (fuzz_verbose) {

@@ -34,7 +34,7 @@ add() {
     done
 }
 
-for r in chrome tfmem perf folded; do
+for r in chrome tfmem perf folded otf2; do
     add $r "$here"/seeds/$r/*
 done
 add chrome "$repo"/tests/data/chrome/* "$repo"/plugins/otf2/tests/data/*.json \
