@@ -70,7 +70,7 @@ struct json_gap {
 };
 
 struct tconv_json_lexer {
-    tconv_json_token_fn fn;
+    tconv_json_callbacks cb;
     void *user;
     unsigned flags;
     int st;
@@ -344,8 +344,7 @@ static int json_word(const unsigned char *p, const unsigned char *end, const cha
 
 static int json_open(tconv_json_lexer *lx, char kind, uint64_t end)
 {
-    if (json_reserve((void **)&lx->nest, &lx->nest_cap, lx->depth + 1, sizeof *lx->nest))
-        return -1;
+    if (json_reserve((void **)&lx->nest, &lx->nest_cap, lx->depth + 1, sizeof *lx->nest)) return -1;
     struct json_nest *n = &lx->nest[lx->depth++];
     n->kind = kind;
     n->key[0] = '\0';
@@ -427,8 +426,10 @@ static void json_gap_to(tconv_json_lexer *lx, const unsigned char *p)
 {
     uint64_t from = lx->last_end > lx->cur_base ? lx->last_end : lx->cur_base;
     const unsigned char *s = lx->cur + (from - lx->cur_base);
-    if (s < p) json_gap_note(lx, s, (size_t)(p - s), from);
-    else if (lx->gap.start != lx->last_end) json_gap_note(lx, p, 0, from);
+    if (s < p)
+        json_gap_note(lx, s, (size_t)(p - s), from);
+    else if (lx->gap.start != lx->last_end)
+        json_gap_note(lx, p, 0, from);
 }
 
 static void json_describe(unsigned char c, char *buf, size_t cap)
@@ -525,7 +526,8 @@ static int json_fail(tconv_json_lexer *lx, const unsigned char *p, int err)
         char what[200];
         json_expectation(lx, comma, what, sizeof what);
         snprintf(lx->msg, sizeof lx->msg, "%s, found %s", what, lx->found);
-        code = !lx->depth && lx->st == JSON_DONE ? TCONV_JSON_ERR_TRAILING : TCONV_JSON_ERR_UNEXPECTED;
+        code =
+            !lx->depth && lx->st == JSON_DONE ? TCONV_JSON_ERR_TRAILING : TCONV_JSON_ERR_UNEXPECTED;
     }
     json_fail_code(lx, code, off, lx->msg);
     return -1;
@@ -548,17 +550,31 @@ static int json_stopped(tconv_json_lexer *lx, uint64_t off)
 /* ---- the lexing loop ------------------------------------------------------------------------ */
 
 /* What a token is, once lexed. */
-enum { JSON_T_OPEN, JSON_T_CLOSE, JSON_T_COMMA, JSON_T_COLON, JSON_T_STRING, JSON_T_NUMBER, JSON_T_WORD };
+enum {
+    JSON_T_OPEN,
+    JSON_T_CLOSE,
+    JSON_T_COMMA,
+    JSON_T_COLON,
+    JSON_T_STRING,
+    JSON_T_NUMBER,
+    JSON_T_WORD
+};
 
-/* Hand a key or string over, unescaped and (when asked) repaired. */
-static int json_deliver_text(tconv_json_lexer *lx, tconv_json_token *t, const unsigned char *s,
-                             size_t n)
+/* Hand a token over; fn NULL: not wanted. */
+static inline int json_call(tconv_json_lexer *lx, tconv_json_token_fn fn, tconv_json_token *t)
 {
-    t->text = (const char *)s;
-    t->len = n;
-    t->repaired = 0;
+    if (!fn) return TCONV_JSON_GO;
+    int rc = fn(lx->user, t);
+    if (rc < 0) json_stopped(lx, t->end);
+    return rc;
+}
+
+/* Hand a key or string over, repaired (when asked). */
+static int json_call_text(tconv_json_lexer *lx, tconv_json_token_fn fn, tconv_json_token *t)
+{
     if (lx->flags & TCONV_JSON_REPAIR_UTF8) {
-        size_t ok = tconv_utf8_valid_prefix(s, n);
+        const unsigned char *s = (const unsigned char *)t->text;
+        size_t n = t->len, ok = tconv_utf8_valid_prefix(s, n);
         if (ok != n) {
             if (n > (SIZE_MAX - 1) / 3 ||
                 json_reserve((void **)&lx->fixed, &lx->fixed_cap, 3 * n + 1, 1))
@@ -569,8 +585,7 @@ static int json_deliver_text(tconv_json_lexer *lx, tconv_json_token *t, const un
             t->repaired = 1;
         }
     }
-    int rc = lx->fn(lx->user, t);
-    return rc < 0 ? json_stopped(lx, t->end) : 0;
+    return json_call(lx, fn, t);
 }
 
 /* Lex buf[0 .. len), at input offset base; *used is where the first token cut by the end of
@@ -697,8 +712,11 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
                 json_key(lx, s, n, esc);
                 if (!lx->skip) {
                     t.kind = TCONV_JSON_KEY;
-                    lx->st = JSON_OBJ_COLON;
-                    if (json_deliver_text(lx, &t, s, n)) goto fatal;
+                    t.text = (const char *)s;
+                    t.len = n;
+                    if (lx->flags ? json_call_text(lx, lx->cb.key, &t) < 0
+                                  : json_call(lx, lx->cb.key, &t) < 0)
+                        goto fatal;
                 }
             }
             st = JSON_OBJ_COLON;
@@ -714,12 +732,8 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
                     t.kind = kind == 'm' ? TCONV_JSON_OBJECT_BEGIN : TCONV_JSON_ARRAY_BEGIN;
                     t.text = (const char *)start;
                     t.len = 1;
-                    lx->st = st;
-                    int rc = lx->fn(lx->user, &t);
-                    if (rc < 0) {
-                        json_stopped(lx, t.end);
-                        goto fatal;
-                    }
+                    int rc = json_call(lx, lx->cb.begin, &t);
+                    if (rc < 0) goto fatal;
                     if (rc == TCONV_JSON_SKIP) lx->skip = lx->depth;
                 }
                 break;
@@ -729,7 +743,6 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
             lx->last_end = t.end;
             st = json_after_value(lx);
             if (!lx->skip) {
-                lx->st = st;
                 if (tok == JSON_T_STRING) {
                     const unsigned char *s = start + 1;
                     size_t n = (size_t)(q - start) - 2;
@@ -738,7 +751,11 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
                         s = lx->text;
                     }
                     t.kind = TCONV_JSON_STRING;
-                    if (json_deliver_text(lx, &t, s, n)) goto fatal;
+                    t.text = (const char *)s;
+                    t.len = n;
+                    if (lx->flags ? json_call_text(lx, lx->cb.scalar, &t) < 0
+                                  : json_call(lx, lx->cb.scalar, &t) < 0)
+                        goto fatal;
                 } else {
                     t.kind = tok == JSON_T_NUMBER ? TCONV_JSON_NUMBER
                              : c == 'n'           ? TCONV_JSON_NULL
@@ -746,10 +763,7 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
                                                   : TCONV_JSON_FALSE;
                     t.text = (const char *)start;
                     t.len = (size_t)(q - start);
-                    if (lx->fn(lx->user, &t) < 0) {
-                        json_stopped(lx, t.end);
-                        goto fatal;
-                    }
+                    if (json_call(lx, lx->cb.scalar, &t) < 0) goto fatal;
                 }
             }
             break;
@@ -769,11 +783,7 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
         if (!lx->skip) {
             t.text = (const char *)start;
             t.len = 1;
-            lx->st = st;
-            if (lx->fn(lx->user, &t) < 0) {
-                json_stopped(lx, t.end);
-                goto fatal;
-            }
+            if (json_call(lx, lx->cb.end, &t) < 0) goto fatal;
         }
         p = q;
         continue;
@@ -884,7 +894,8 @@ TCONV_API int tconv_json_end(tconv_json_lexer *lx)
     if (lx->st == JSON_DONE) return 0;
     lx->found[0] = '\0';
     if (!lx->depth) {
-        json_fail_code(lx, TCONV_JSON_ERR_EMPTY, lx->offset, "unexpected end of input: no JSON value");
+        json_fail_code(lx, TCONV_JSON_ERR_EMPTY, lx->offset,
+                       "unexpected end of input: no JSON value");
         return -1;
     }
     const struct json_nest *n = &lx->nest[lx->depth - 1];
@@ -898,11 +909,12 @@ TCONV_API int tconv_json_end(tconv_json_lexer *lx)
     return -1;
 }
 
-TCONV_API tconv_json_lexer *tconv_json_new(tconv_json_token_fn fn, void *user, unsigned flags)
+TCONV_API tconv_json_lexer *tconv_json_new(const tconv_json_callbacks *cb, void *user,
+                                           unsigned flags)
 {
     tconv_json_lexer *lx = calloc(1, sizeof *lx);
     if (!lx) return NULL;
-    lx->fn = fn;
+    if (cb) lx->cb = *cb;
     lx->user = user;
     lx->flags = flags;
     lx->st = JSON_VALUE;

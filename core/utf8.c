@@ -13,7 +13,8 @@ TCONV_API size_t tconv_utf8_seq(const unsigned char *s, size_t n)
     if (c < 0xE0) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
     if (c < 0xF0) {
         if (n < 3 || (s[2] & 0xC0) != 0x80) return 0;
-        unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF; /* overlong, surrogate */
+        unsigned lo = c == 0xE0 ? 0xA0 : 0x80,
+                 hi = c == 0xED ? 0x9F : 0xBF; /* overlong, surrogate */
         return s[1] >= lo && s[1] <= hi ? 3 : 0;
     }
     if (c < 0xF5) {

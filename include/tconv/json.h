@@ -57,6 +57,15 @@ enum {
 
 typedef int (*tconv_json_token_fn)(void *user, const tconv_json_token *tok);
 
+/* One callback per class of token (NULL: not wanted), so that each call site in the lexer always
+ * calls the same function: a reader's dispatch costs no mispredicted branch per token. */
+typedef struct tconv_json_callbacks {
+    tconv_json_token_fn begin;  /* OBJECT_BEGIN, ARRAY_BEGIN */
+    tconv_json_token_fn end;    /* OBJECT_END, ARRAY_END */
+    tconv_json_token_fn key;    /* KEY */
+    tconv_json_token_fn scalar; /* STRING, NUMBER, TRUE, FALSE, NULL */
+} tconv_json_callbacks;
+
 /* Flags of tconv_json_new. */
 enum {
     /* Keys and strings that are not well-formed UTF-8 are repaired as tconv_utf8_repair does,
@@ -89,8 +98,8 @@ typedef struct tconv_json_error {
     const char *found; /* ERR_UNEXPECTED and ERR_TRAILING: "'q'", "byte 0x0b", ... */
 } tconv_json_error;
 
-/* NULL when out of memory. flags: TCONV_JSON_* flags, or 0. */
-tconv_json_lexer *tconv_json_new(tconv_json_token_fn fn, void *user, unsigned flags);
+/* NULL when out of memory. The callbacks are copied; flags: TCONV_JSON_* flags, or 0. */
+tconv_json_lexer *tconv_json_new(const tconv_json_callbacks *cb, void *user, unsigned flags);
 void tconv_json_free(tconv_json_lexer *lx);
 
 /* The input offset of the next byte fed (0 at first): a reader that drops a byte order mark
