@@ -11,6 +11,9 @@
 extern "C" {
 #endif
 
+/* U+FFFD, which stands for bytes that are not UTF-8. */
+#define TCONV_UTF8_REPLACEMENT "\xEF\xBF\xBD"
+
 /* Length (1 to 4) of the well-formed sequence starting at s[0] of s[0 .. n), 0 when it is not
  * one (also when n cuts it short). n must be at least 1. */
 size_t tconv_utf8_seq(const unsigned char *s, size_t n);

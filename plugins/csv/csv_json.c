@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "csv_json.h"
-#include "csv_utf8.h"
+#include <tconv/utf8.h>
 
 void csv_json_open(csv_json *j, csv_buf *b, const tconv_ctx *ctx)
 {
@@ -30,7 +30,7 @@ void csv_json_string(csv_buf *b, const char *str, size_t n)
             continue;
         }
         if (c >= 0x80) {
-            size_t len = csv_utf8_seq(s + i, n - i);
+            size_t len = tconv_utf8_seq(s + i, n - i);
             if (len) {
                 i += len;
                 continue;
@@ -58,7 +58,7 @@ void csv_json_string(csv_buf *b, const char *str, size_t n)
                 char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
                 csv_buf_put(b, e, 6);
             } else {
-                csv_buf_cstr(b, CSV_UTF8_REPLACEMENT);
+                csv_buf_cstr(b, TCONV_UTF8_REPLACEMENT);
             }
         }
         run = ++i;

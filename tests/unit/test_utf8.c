@@ -45,12 +45,14 @@ static void sequences(void **state)
         {"a", 1, 1},
         {"\x7f", 1, 1},
         {"\x80", 1, 0},
+        {"\xc0\x80", 2, 0}, /* overlong NUL */
         {"\xc1\xbf", 2, 0},
         {"\xc2\x80", 2, 2},
         {"\xc2\x80", 1, 0}, /* cut */
         {"\xdf\xbf", 2, 2},
         {"\xc2\xc0", 2, 0},
-        {"\xe0\x9f\xbf", 3, 0}, /* overlong */
+        {"\xe0\x80\x80", 3, 0}, /* overlong */
+        {"\xe0\x9f\xbf", 3, 0},
         {"\xe0\xa0\x80", 3, 3},
         {"\xed\x9f\xbf", 3, 3},
         {"\xed\xa0\x80", 3, 0}, /* surrogate */
