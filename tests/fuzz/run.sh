@@ -11,7 +11,7 @@ repo=$(cd "$here/../.." && pwd)
 secs=${1:?usage: run.sh SECONDS [READER...]}
 shift
 readers=("$@")
-[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded)
+[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json)
 build=${FUZZ_BUILD:-$repo/build-fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 
