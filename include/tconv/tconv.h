@@ -5,10 +5,12 @@
 #include "context.h"
 #include "event.h"
 #include "io.h"
+#include "json.h"
 #include "map.h"
 #include "plugin.h"
 #include "spanwalk.h"
 #include "stacktab.h"
+#include "utf8.h"
 #include <tconv/version.h>
 
 #endif

@@ -1,13 +1,12 @@
-/* The JSON walk: the tokens of chrome_json.c drive a small stack of structural levels. Each event
- * object is collected into one record (field texts in an arena) and mapped when its '}' arrives,
- * so nothing but the current event is held. Nested values inside args and unknown top-level
- * members are re-serialised as compact JSON text. */
+/* The JSON walk: the tokens of the core's JSON lexer drive a small stack of structural levels. Each
+ * event object is collected into one record (field texts in an arena) and mapped when its '}'
+ * arrives, so nothing but the current event is held. Nested values inside args and unknown
+ * top-level members are re-serialised as compact JSON text. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chrome_reader.h"
-#include "chrome_utf8.h"
 
 int chrome_reserve(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -118,11 +117,11 @@ static int chrome_not_an_event(chrome_reader *r)
 
 static const unsigned char *chrome_repaired(chrome_reader *r, const unsigned char *s, size_t *n)
 {
-    size_t ok = chrome_utf8_valid_prefix(s, *n);
+    size_t ok = tconv_utf8_valid_prefix(s, *n);
     if (ok == *n) return s;
     if (chrome_reserve((void **)&r->scratch, &r->scratch_cap, 3 * *n + 1, 1)) return NULL;
     memcpy(r->scratch, s, ok);
-    *n = ok + chrome_utf8_repair(r->scratch + ok, s + ok, *n - ok);
+    *n = ok + tconv_utf8_repair(r->scratch + ok, s + ok, *n - ok);
     r->bad_utf8 = 1;
     return (const unsigned char *)r->scratch;
 }
@@ -186,7 +185,9 @@ static int chrome_capture_scalar(chrome_reader *r, chrome_vtype t, const unsigne
 
 /* ---- structural dispatch ------------------------------------------------------------------ */
 
-int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, size_t n)
+/* Handlers return 0 to stop (r->failed or an error set). */
+static inline int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s,
+                                   size_t n)
 {
     if (r->cap_depth) return chrome_capture_scalar(r, t, s, n);
     chrome_span sp;
@@ -256,7 +257,7 @@ int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, s
     }
 }
 
-int chrome_on_open(chrome_reader *r, char kind)
+static inline int chrome_on_open(chrome_reader *r, char kind)
 {
     if (r->cap_depth) {
         r->cap_depth++;
@@ -326,7 +327,7 @@ int chrome_on_open(chrome_reader *r, char kind)
     }
 }
 
-int chrome_on_close(chrome_reader *r, int empty)
+static inline int chrome_on_close(chrome_reader *r, int empty)
 {
     if (r->cap_depth) {
         r->cap_depth--;
@@ -356,7 +357,7 @@ int chrome_on_close(chrome_reader *r, int empty)
     return 1;
 }
 
-int chrome_on_key(chrome_reader *r, const unsigned char *s, size_t n)
+static inline int chrome_on_key(chrome_reader *r, const unsigned char *s, size_t n)
 {
     if (r->cap_depth) {
         if (r->cap_target == CHROME_CAP_SKIP) return 1;
@@ -392,19 +393,65 @@ int chrome_on_key(chrome_reader *r, const unsigned char *s, size_t n)
 
 /* ---- entry points ----------------------------------------------------------------------- */
 
+/* The lexer's tokens, to the handlers. */
+static int chrome_tok_begin(void *user, const tconv_json_token *t)
+{
+    chrome_reader *r = user;
+    r->tok_end = r->last_tok_end = t->end;
+    if (!chrome_on_open(r, t->kind == TCONV_JSON_OBJECT_BEGIN ? 'm' : 'a')) return TCONV_JSON_STOP;
+    /* A value the walk skips whole: its tokens are checked, not handed over. */
+    return r->cap_depth == 1 && r->cap_target == CHROME_CAP_SKIP ? TCONV_JSON_SKIP : TCONV_JSON_GO;
+}
+
+static int chrome_tok_end(void *user, const tconv_json_token *t)
+{
+    chrome_reader *r = user;
+    r->tok_end = r->last_tok_end = t->end;
+    return chrome_on_close(r, t->empty) ? TCONV_JSON_GO : TCONV_JSON_STOP;
+}
+
+static int chrome_tok_key(void *user, const tconv_json_token *t)
+{
+    chrome_reader *r = user;
+    r->tok_end = r->last_tok_end = t->end;
+    return chrome_on_key(r, (const unsigned char *)t->text, t->len) ? TCONV_JSON_GO
+                                                                    : TCONV_JSON_STOP;
+}
+
+static int chrome_tok_scalar(void *user, const tconv_json_token *t)
+{
+    static const uint8_t chrome_vtype_of[] = {
+        [TCONV_JSON_STRING] = CHROME_V_STRING, [TCONV_JSON_NUMBER] = CHROME_V_NUMBER,
+        [TCONV_JSON_TRUE] = CHROME_V_BOOL,     [TCONV_JSON_FALSE] = CHROME_V_BOOL,
+        [TCONV_JSON_NULL] = CHROME_V_NULL,
+    };
+    chrome_reader *r = user;
+    r->tok_end = r->last_tok_end = t->end;
+    return chrome_on_scalar(r, (chrome_vtype)chrome_vtype_of[t->kind],
+                            (const unsigned char *)t->text, t->len)
+               ? TCONV_JSON_GO
+               : TCONV_JSON_STOP;
+}
+
 int chrome_parse_init(chrome_reader *r)
 {
     if (chrome_reserve((void **)&r->lv, &r->lv_cap, 16, 1)) return -1;
     r->lv[0] = CHROME_LV_ROOT;
     r->nlv = 1;
     r->field = CHROME_F_UNKNOWN;
-    r->key_dirty = SIZE_MAX;
-    return 0;
+    static const tconv_json_callbacks chrome_tokens = {
+        .begin = chrome_tok_begin,
+        .end = chrome_tok_end,
+        .key = chrome_tok_key,
+        .scalar = chrome_tok_scalar,
+    };
+    r->lex = tconv_json_new(&chrome_tokens, r, 0);
+    return r->lex ? 0 : -1;
 }
 
 void chrome_parse_free(chrome_reader *r)
 {
-    chrome_json_free(r);
+    tconv_json_free(r->lex);
     chrome_jsonbuf_free(&r->json);
     free(r->lv);
     free(r->topkey);
@@ -412,27 +459,27 @@ void chrome_parse_free(chrome_reader *r)
     chrome_record_free(&r->rec);
 }
 
-tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len,
-                                uint64_t base, size_t *used)
+tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len)
 {
-    r->chunk = buf;
-    r->chunk_len = len;
-    r->chunk_base = base;
-    r->buf_base = base;
-    return chrome_json_parse(r, buf, len, used);
+    if (!tconv_json_feed(r->lex, buf, len)) return TCONV_OK;
+    chrome_error_json(r, tconv_json_error_get(r->lex));
+    return TCONV_FATAL;
 }
 
-tconv_status chrome_parse_end(chrome_reader *r, unsigned char *buf, size_t len, uint64_t total)
+tconv_status chrome_parse_end(chrome_reader *r)
 {
-    /* A blank after the last byte ends a number (or shows that a word or an escape is cut
-     * short), as the end of input does; a string still open is a truncation, decided below. */
-    buf[len] = ' ';
-    r->chunk = NULL;
-    r->chunk_len = 0;
-    r->chunk_base = total;
-    r->buf_base = total - len;
-    size_t used;
-    if (chrome_json_parse(r, buf, len + 1, &used) == TCONV_FATAL || r->failed) return TCONV_FATAL;
+    /* The lexer completes a number cut by the end; a string still open is a truncation,
+     * decided below. */
+    int after_key = 0;
+    if (tconv_json_end(r->lex)) {
+        const tconv_json_error *e = tconv_json_error_get(r->lex);
+        if (e->code != TCONV_JSON_ERR_TRUNCATED && e->code != TCONV_JSON_ERR_EMPTY) {
+            chrome_error_json(r, e);
+            return TCONV_FATAL;
+        }
+        after_key = e->after_key;
+    }
+    if (r->failed) return TCONV_FATAL;
     chrome_level l = chrome_lv_top(r);
     if (l == CHROME_LV_ROOT) {
         /* Nothing but blanks: read as an empty trace, as the trace viewer does. */
@@ -446,10 +493,9 @@ tconv_status chrome_parse_end(chrome_reader *r, unsigned char *buf, size_t len, 
     /* Truncated. Between two events of the event array (or just after it) is how a producer
      * that was stopped mid-write leaves the file, and trace viewers accept it; anywhere else is
      * an error. */
-    int between =
-        !r->cap_depth && (l == CHROME_LV_EVENTS || (l == CHROME_LV_TOP && r->last != 'k'));
+    int between = !r->cap_depth && (l == CHROME_LV_EVENTS || (l == CHROME_LV_TOP && !after_key));
     if (!between) {
-        chrome_error_truncated(r, total);
+        chrome_error_json(r, tconv_json_error_get(r->lex));
         return TCONV_FATAL;
     }
     if (r->form == '{')

@@ -11,8 +11,6 @@
 #include "chrome_writer.h"
 
 #define CHROME_CHUNK ((size_t)256 * 1024)
-/* No token of a trace comes near this; beyond it the read fails as out of memory. */
-#define CHROME_CHUNK_MAX ((size_t)1 << 31)
 
 static const tconv_option_desc chrome_options[] = {
     {"strict", TCONV_OPT_BOOL, "false", NULL,
@@ -39,48 +37,37 @@ static tconv_str chrome_host_of(tconv_ctx *ctx, const char *path)
     return 0;
 }
 
-/* The bytes not parsed yet stay in one buffer: a token cut by its end is parsed again with
- * what follows. A token longer than half the buffer doubles it, so that a huge string costs
- * linear time (each byte is scanned about twice), not one rescan per chunk read. */
+/* The input goes to the JSON lexer a chunk at a time; it completes a token cut by the end of a
+ * chunk itself. */
 static tconv_status chrome_read_all(chrome_reader *r)
 {
-    size_t cap = CHROME_CHUNK, have = 0;
-    unsigned char *buf = malloc(cap + 1); /* + 1: the blank chrome_parse_end appends */
-    uint64_t base = 0;                    /* input offset of buf[0] */
+    unsigned char *buf = malloc(CHROME_CHUNK);
     tconv_status st = TCONV_FATAL;
-    if (!buf) goto oom;
+    int first = 1;
+    if (!buf) {
+        tconv_error_set(r->ctx, "chrome: out of memory");
+        return TCONV_FATAL;
+    }
     for (;;) {
-        if (have > cap / 2) {
-            unsigned char *q = cap < CHROME_CHUNK_MAX ? realloc(buf, 2 * cap + 1) : NULL;
-            if (!q) goto oom;
-            buf = q;
-            cap *= 2;
-        }
         size_t got = 0;
         ssize_t n = 0;
-        while (have + got < cap &&
-               (n = tconv_input_read(r->in, buf + have + got, cap - have - got)) > 0)
+        while (got < CHROME_CHUNK &&
+               (n = tconv_input_read(r->in, buf + got, CHROME_CHUNK - got)) > 0)
             got += (size_t)n;
         if (n < 0) goto out;
         if (got == 0) break;
+        const unsigned char *p = buf;
         /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON;
          * offsets still count it. */
-        if (base == 0 && have == 0 && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
-            memmove(buf, buf + 3, got - 3);
+        if (first && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+            p += 3;
             got -= 3;
-            base = 3;
+            tconv_json_set_offset(r->lex, 3);
         }
-        have += got;
-        size_t used;
-        if (chrome_parse_chunk(r, buf, have, base, &used) == TCONV_FATAL) goto out;
-        memmove(buf, buf + used, have - used);
-        have -= used;
-        base += used;
+        first = 0;
+        if (chrome_parse_chunk(r, p, got) == TCONV_FATAL) goto out;
     }
-    if (chrome_parse_end(r, buf, have, base + have) != TCONV_FATAL) st = chrome_emit_finish(r);
-    goto out;
-oom:
-    tconv_error_set(r->ctx, "chrome: out of memory");
+    if (chrome_parse_end(r) != TCONV_FATAL) st = chrome_emit_finish(r);
 out:
     free(buf);
     return st;

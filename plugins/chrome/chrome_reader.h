@@ -65,32 +65,9 @@ typedef struct chrome_reader {
     int args_wanted; /* tconv_args_wanted: 0 when no one reads the args of the events pushed */
     int failed;      /* a fatal error is on the context */
 
-    /* The JSON tokenizer (chrome_json.c). */
-    int jstate;
-    size_t jskip;         /* > 0: the handlers skip the value that opened at this depth */
-    unsigned char *jtext; /* an unescaped string */
-    size_t jtext_cap;
-    uint64_t buf_base; /* offset of the tokenizer's bytes in the decompressed input */
-    uint64_t tok_end;  /* offset just past the token being handled */
-
-    /* The bytes a syntax error is looked for in (NULL at the end of input). */
-    const unsigned char *chunk;
-    size_t chunk_len;
-    uint64_t chunk_base;   /* offset of chunk[0] in the decompressed input */
-    uint64_t last_tok_end; /* offset just past the last token the parser reported */
-
-    /* JSON nesting as the tokenizer (chrome_json.c) sees it, for the grammar and for messages:
-     * per level 'm' or 'a' and the last member name read there (cut). While the name is still
-     * in the tokenizer's bytes, kp points to it; it is copied into key before they go. */
-    struct chrome_nest {
-        char kind;
-        char key[47];
-        const unsigned char *kp;
-        size_t klen;
-    } * nest;
-    size_t depth, nest_cap;
-    size_t key_dirty; /* lowest level whose name is still at kp (SIZE_MAX: none) */
-    char last;        /* 's' container start, 'k' key, 'v' value */
+    /* The JSON lexer (tconv/json.h) and where its last token ended. */
+    tconv_json_lexer *lex;
+    uint64_t tok_end, last_tok_end;
 
     /* Structural levels (not every JSON level: captured values have none). */
     uint8_t *lv;
@@ -157,32 +134,16 @@ typedef struct chrome_reader {
     int at_end; /* the whole input was read: nothing more can come */
 } chrome_reader;
 
-/* chrome_json.c: hands the complete tokens of buf[0 .. len), whose first byte is at r->buf_base
- * in the input, to the chrome_on_* handlers; *used is where the first token cut by the end of
- * the bytes starts (len when there is none), to be passed again with more bytes after it.
- * TCONV_FATAL with the message on the context when the JSON is not valid. */
-tconv_status chrome_json_parse(chrome_reader *r, const unsigned char *buf, size_t len,
-                               size_t *used);
-void chrome_json_free(chrome_reader *r);
-
-/* chrome_parse.c: the tokens' meaning. Handlers return 0 to stop (r->failed or an error set). */
-int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsigned char *s, size_t n);
-int chrome_on_open(chrome_reader *r, char kind);  /* 'm' or 'a' */
-int chrome_on_close(chrome_reader *r, int empty); /* empty: "{}" or "[]" */
-int chrome_on_key(chrome_reader *r, const unsigned char *s, size_t n);
+/* chrome_parse.c: the tokens' meaning, from the core's JSON lexer. */
 int chrome_parse_init(chrome_reader *r);
 void chrome_parse_free(chrome_reader *r);
-/* Parse buf[0 .. len), at offset base in the input; *used as for chrome_json_parse. */
-tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len,
-                                uint64_t base, size_t *used);
-/* End of input after total bytes: buf[0 .. len) is what chrome_parse_chunk left, with room for
- * one more byte. Accepts a document truncated between two events. */
-tconv_status chrome_parse_end(chrome_reader *r, unsigned char *buf, size_t len, uint64_t total);
+/* Parse the next len bytes of the input. */
+tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len);
+/* End of input. Accepts a document truncated between two events. */
+tconv_status chrome_parse_end(chrome_reader *r);
 
-/* chrome_errors.c: a message for a JSON syntax error at the tokenizer's position; detail is
- * what is wrong inside the token (a string or a number), NULL when the token is out of place. */
-void chrome_error_syntax(chrome_reader *r, const char *detail);
-void chrome_error_truncated(chrome_reader *r, uint64_t total);
+/* chrome_errors.c: the message for what the JSON lexer found wrong, in the trace's words. */
+void chrome_error_json(chrome_reader *r, const tconv_json_error *e);
 
 /* chrome_emit.c */
 tconv_status chrome_emit_record(chrome_reader *r, const chrome_record *rec, chrome_src src);

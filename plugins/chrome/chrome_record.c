@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chrome_utf8.h"
+#include <tconv/utf8.h>
 
 chrome_field chrome_field_lookup(const char *k, size_t n)
 {
@@ -109,7 +109,7 @@ int chrome_record_clone(chrome_record *d, const chrome_record *s)
 int chrome_record_text(chrome_record *r, const char *s, size_t n, int utf8, int *bad,
                        chrome_span *out)
 {
-    size_t ok = utf8 ? chrome_utf8_valid_prefix((const unsigned char *)s, n) : n;
+    size_t ok = utf8 ? tconv_utf8_valid_prefix((const unsigned char *)s, n) : n;
     size_t worst = ok == n ? n : ok + 3 * (n - ok);
     if (worst > UINT32_MAX - 1 - r->len) return -1;
     if (chrome_grow((void **)&r->arena, &r->cap, r->len + worst + 1, 1)) return -1;
@@ -117,7 +117,7 @@ int chrome_record_text(chrome_record *r, const char *s, size_t n, int utf8, int 
     memcpy(d, s, ok);
     size_t w = ok;
     if (ok != n) {
-        w += chrome_utf8_repair(d + ok, (const unsigned char *)s + ok, n - ok);
+        w += tconv_utf8_repair(d + ok, (const unsigned char *)s + ok, n - ok);
         *bad = 1;
     }
     d[w] = '\0';

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chrome_utf8.h"
 #include "chrome_wbuf.h"
 
 int chrome_wbuf_open(chrome_wbuf *b, tconv_ctx *ctx, tconv_output *out, int gzip)
@@ -98,63 +97,18 @@ void chrome_wbuf_putc(chrome_wbuf *b, char c)
     b->buf[b->len++] = (unsigned char)c;
 }
 
-/* The length of the UTF-8 sequence at s, 0 when it is not valid UTF-8. */
-static size_t chrome_wbuf_utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
-    if (len > n) return 0;
-    return chrome_utf8_valid_prefix(s, len) == len ? len : 0;
-}
-
-/* The same escapes as the csv writer's JSON column (plugins/csv/csv_json.c), on this
- * writer's buffer. */
+/* The core's JSON escapes, written straight into this writer's buffer. */
 void chrome_wbuf_string(chrome_wbuf *b, const char *str, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = (const unsigned char *)str;
     chrome_wbuf_putc(b, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0x80) {
-            size_t len = chrome_wbuf_utf8_seq(s + i, n - i);
-            if (len) {
-                i += len;
-                continue;
-            }
-        }
-        chrome_wbuf_put(b, s + run, i - run);
-        switch (c) {
-        case '"':
-            chrome_wbuf_cstr(b, "\\\"");
-            break;
-        case '\\':
-            chrome_wbuf_cstr(b, "\\\\");
-            break;
-        case '\n':
-            chrome_wbuf_cstr(b, "\\n");
-            break;
-        case '\r':
-            chrome_wbuf_cstr(b, "\\r");
-            break;
-        case '\t':
-            chrome_wbuf_cstr(b, "\\t");
-            break;
-        default:
-            if (c < 0x20) {
-                char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-                chrome_wbuf_put(b, e, 6);
-            } else {
-                chrome_wbuf_cstr(b, "\xEF\xBF\xBD");
-            }
-        }
-        run = ++i;
+    while (n) {
+        if (CHROME_WBUF_SIZE - b->len < 6) chrome_wbuf_flush(b, 0); /* room for any escape */
+        size_t used;
+        b->len +=
+            tconv_json_escape((char *)b->buf + b->len, CHROME_WBUF_SIZE - b->len, str, n, &used);
+        str += used;
+        n -= used;
     }
-    chrome_wbuf_put(b, s + run, n - run);
     chrome_wbuf_putc(b, '"');
 }
 

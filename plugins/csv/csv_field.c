@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "csv_field.h"
-#include "csv_utf8.h"
+#include <tconv/utf8.h>
 
 static int csv_needs_quotes(const unsigned char *s, size_t n)
 {
@@ -31,13 +31,13 @@ void csv_field(csv_buf *b, const char *str, size_t n)
             run = ++i;
             continue;
         }
-        size_t len = c ? csv_utf8_seq(s + i, n - i) : 0;
+        size_t len = c ? tconv_utf8_seq(s + i, n - i) : 0;
         if (len) {
             i += len;
             continue;
         }
         csv_buf_put(b, s + run, i - run);
-        csv_buf_cstr(b, CSV_UTF8_REPLACEMENT);
+        csv_buf_cstr(b, TCONV_UTF8_REPLACEMENT);
         run = ++i;
     }
     csv_buf_put(b, s + run, n - run);

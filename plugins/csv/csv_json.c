@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "csv_json.h"
-#include "csv_utf8.h"
+#include <tconv/utf8.h>
 
 void csv_json_open(csv_json *j, csv_buf *b, const tconv_ctx *ctx)
 {
@@ -19,52 +19,11 @@ void csv_json_close(csv_json *j)
 
 void csv_json_string(csv_buf *b, const char *str, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *s = (const unsigned char *)str;
-    csv_buf_putc(b, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0x80) {
-            size_t len = csv_utf8_seq(s + i, n - i);
-            if (len) {
-                i += len;
-                continue;
-            }
-        }
-        csv_buf_put(b, s + run, i - run);
-        switch (c) {
-        case '"':
-            csv_buf_cstr(b, "\\\"");
-            break;
-        case '\\':
-            csv_buf_cstr(b, "\\\\");
-            break;
-        case '\n':
-            csv_buf_cstr(b, "\\n");
-            break;
-        case '\r':
-            csv_buf_cstr(b, "\\r");
-            break;
-        case '\t':
-            csv_buf_cstr(b, "\\t");
-            break;
-        default:
-            if (c < 0x20) {
-                char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-                csv_buf_put(b, e, 6);
-            } else {
-                csv_buf_cstr(b, CSV_UTF8_REPLACEMENT);
-            }
-        }
-        run = ++i;
-    }
-    csv_buf_put(b, s + run, n - run);
-    csv_buf_putc(b, '"');
+    csv_buf_reserve(b, 6 * n + 2);
+    b->p[b->len++] = '"';
+    size_t used;
+    b->len += tconv_json_escape(b->p + b->len, 6 * n, str, n, &used);
+    b->p[b->len++] = '"';
 }
 
 void csv_json_key(csv_json *j, const char *key)

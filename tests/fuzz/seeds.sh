@@ -42,6 +42,8 @@ add chrome "$repo"/tests/data/chrome/* "$repo"/plugins/otf2/tests/data/*.json \
     "$repo"/examples/traces/*.gz
 add perf "$repo"/plugins/perf/tests/data/*.perf
 add folded "$repo"/plugins/folded/tests/data/*.folded "$repo"/plugins/folded/tests/golden/*.folded
+# The JSON lexer alone (fuzz_json): its differential inputs and the Chrome test traces.
+add json "$repo"/tests/data/json/*.json "$repo"/tests/data/chrome/*.json
 
 # Memory profiles are generated (no real one is public).
 if command -v python3 >/dev/null; then
@@ -64,6 +66,6 @@ if [ -d "$corpus" ]; then
         \( -path '*results*' -o -path '*flamegraph*' -o -path '*stackcollapse*' \) 2>/dev/null |
         sort)
 fi
-for r in chrome tfmem perf folded; do
+for r in chrome tfmem perf folded json; do
     echo "seeds: $r: $(ls "$out/$r" | wc -l) files, $(du -sh "$out/$r" | cut -f1)"
 done

@@ -13,7 +13,6 @@
 #include "chrome_record.h"
 #include "chrome_strmap.h"
 #include "chrome_time.h"
-#include "chrome_utf8.h"
 
 static int64_t us_to_ns(const char *s)
 {
@@ -98,30 +97,6 @@ static void test_time_plain_agrees(void **state)
             if (sa == CHROME_NUM_OK) assert_true(a == b);
         }
     }
-}
-
-static void test_utf8(void **state)
-{
-    (void)state;
-    const unsigned char ok[] = "plain ascii text, then \xe2\x82\xac and \xf0\x9f\x98\x80";
-    assert_int_equal(chrome_utf8_valid_prefix(ok, sizeof ok - 1), sizeof ok - 1);
-    const unsigned char bad[] = "caf\xe9 \xff\xfe end";
-    assert_int_equal(chrome_utf8_valid_prefix(bad, sizeof bad - 1), 3);
-    char out[64];
-    size_t n = chrome_utf8_repair(out, bad, sizeof bad - 1);
-    const char want[] = "caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd end";
-    assert_int_equal(n, sizeof want - 1);
-    assert_memory_equal(out, want, n);
-    /* Overlong, surrogate and truncated sequences are not UTF-8. */
-    const unsigned char overlong[] = "\xc0\xaf";
-    assert_int_equal(chrome_utf8_valid_prefix(overlong, 2), 0);
-    const unsigned char surrogate[] = "\xed\xa0\x80";
-    assert_int_equal(chrome_utf8_valid_prefix(surrogate, 3), 0);
-    const unsigned char cut[] = "ab\xe2\x82";
-    assert_int_equal(chrome_utf8_valid_prefix(cut, 4), 2);
-    n = chrome_utf8_repair(out, cut, 4);
-    assert_int_equal(n, 5);
-    assert_memory_equal(out, "ab\xef\xbf\xbd", 5);
 }
 
 static int probe(const char *s)
@@ -210,7 +185,6 @@ int main(void)
         cmocka_unit_test(test_time_exact),
         cmocka_unit_test(test_time_errors),
         cmocka_unit_test(test_time_plain_agrees),
-        cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_probe),
         cmocka_unit_test(test_record),
         cmocka_unit_test(test_strmap),

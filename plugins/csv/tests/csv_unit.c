@@ -14,7 +14,6 @@
 #include "csv_field.h"
 #include "csv_json.h"
 #include <tconv/tconv.h>
-#include "csv_utf8.h"
 
 static void expect_field(const char *in, size_t n, const char *want)
 {
@@ -54,31 +53,6 @@ static void test_field_utf8(void **state)
     expect_field("nul\0x", 5, "nul\xef\xbf\xbdx");
     /* A quote after a replaced byte is still doubled, and the field quoted. */
     expect_field("\xfe\"", 2, "\"\xef\xbf\xbd\"\"\"");
-}
-
-static void test_utf8_seq(void **state)
-{
-    (void)state;
-    const unsigned char *s;
-    s = (const unsigned char *)"A";
-    assert_int_equal(csv_utf8_seq(s, 1), 1);
-    s = (const unsigned char *)"\xc3\xa9";
-    assert_int_equal(csv_utf8_seq(s, 2), 2);
-    assert_int_equal(csv_utf8_seq(s, 1), 0); /* cut */
-    s = (const unsigned char *)"\xc0\x80";   /* overlong NUL */
-    assert_int_equal(csv_utf8_seq(s, 2), 0);
-    s = (const unsigned char *)"\xe0\x80\x80"; /* overlong */
-    assert_int_equal(csv_utf8_seq(s, 3), 0);
-    s = (const unsigned char *)"\xed\xa0\x80"; /* surrogate U+D800 */
-    assert_int_equal(csv_utf8_seq(s, 3), 0);
-    s = (const unsigned char *)"\xef\xbf\xbd";
-    assert_int_equal(csv_utf8_seq(s, 3), 3);
-    s = (const unsigned char *)"\xf4\x8f\xbf\xbf"; /* U+10FFFF */
-    assert_int_equal(csv_utf8_seq(s, 4), 4);
-    s = (const unsigned char *)"\xf4\x90\x80\x80"; /* above */
-    assert_int_equal(csv_utf8_seq(s, 4), 0);
-    s = (const unsigned char *)"\x80";
-    assert_int_equal(csv_utf8_seq(s, 1), 0);
 }
 
 static void expect_json(const char *in, size_t n, const char *want)
@@ -160,9 +134,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_field_quoting), cmocka_unit_test(test_field_utf8),
-        cmocka_unit_test(test_utf8_seq),      cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_double),        cmocka_unit_test(test_map),
-        cmocka_unit_test(test_header),
+        cmocka_unit_test(test_json_string),   cmocka_unit_test(test_double),
+        cmocka_unit_test(test_map),           cmocka_unit_test(test_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,70 @@
+/* libFuzzer target for the JSON lexer alone (tconv/json.h): the input is lexed whole and again
+ * in pieces whose sizes come from its own bytes, and both runs must hand over the same tokens
+ * and end with the same error at the same offset. A token cut by a buffer's end is the lexer's
+ * hardest case; this makes every input exercise it. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tconv/json.h>
+
+typedef struct fuzz_log {
+    uint64_t hash, count;
+} fuzz_log;
+
+static int fuzz_tok(void *user, const tconv_json_token *t)
+{
+    fuzz_log *l = user;
+    uint64_t h = l->hash ^ (uint64_t)t->kind;
+    for (size_t i = 0; i < t->len; i++)
+        h = (h ^ (unsigned char)t->text[i]) * 0x100000001b3ull;
+    h = (h ^ t->offset ^ (t->end << 32) ^ (uint64_t)t->empty << 63) * 0x100000001b3ull;
+    l->hash = h;
+    l->count++;
+    /* Skip every third container, so that skipping is fuzzed too (the same in both runs). */
+    if ((t->kind == TCONV_JSON_OBJECT_BEGIN || t->kind == TCONV_JSON_ARRAY_BEGIN) &&
+        t->offset % 3 == 0)
+        return TCONV_JSON_SKIP;
+    return TCONV_JSON_GO;
+}
+
+static const tconv_json_callbacks fuzz_cb = {fuzz_tok, fuzz_tok, fuzz_tok, fuzz_tok};
+
+static void fuzz_run(const uint8_t *data, size_t size, int split, unsigned flags, fuzz_log *l,
+                     char *err, size_t cap)
+{
+    tconv_json_lexer *lx = tconv_json_new(&fuzz_cb, l, flags);
+    if (!lx) abort();
+    int rc = 0;
+    size_t at = 0, k = 0;
+    while (at < size && !rc) {
+        size_t n = size - at;
+        if (split) {
+            n = (size_t)(data[k++ % size] % 13) + 1;
+            if (n > size - at) n = size - at;
+        }
+        rc = tconv_json_feed(lx, data + at, n);
+        at += n;
+    }
+    if (!rc) rc = tconv_json_end(lx);
+    const tconv_json_error *e = tconv_json_error_get(lx);
+    snprintf(err, cap, "%d %d %llu %s", rc, (int)e->code, (unsigned long long)e->offset,
+             rc ? e->message : "");
+    tconv_json_free(lx);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    unsigned flags = size && (data[0] & 1) ? TCONV_JSON_REPAIR_UTF8 : 0;
+    fuzz_log a = {0}, b = {0};
+    char ea[512], eb[512];
+    fuzz_run(data, size, 0, flags, &a, ea, sizeof ea);
+    fuzz_run(data, size, 1, flags, &b, eb, sizeof eb);
+    if (a.hash != b.hash || a.count != b.count || strcmp(ea, eb) != 0) {
+        fprintf(stderr, "whole: %llu tokens, %s\npieces: %llu tokens, %s\n",
+                (unsigned long long)a.count, ea, (unsigned long long)b.count, eb);
+        abort();
+    }
+    return 0;
+}
