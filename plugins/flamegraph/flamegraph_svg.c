@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "flamegraph_colour.h"
+#include "flamegraph_diff.h"
 #include "flamegraph_xml.h"
 
 enum {
@@ -19,6 +20,7 @@ enum {
     FLAMEGRAPH_XPAD = 10,
     FLAMEGRAPH_YPAD_TOP = FLAMEGRAPH_FONT * 3,         /* title and buttons */
     FLAMEGRAPH_YPAD_BOTTOM = FLAMEGRAPH_FONT * 2 + 10, /* details and matched share */
+    FLAMEGRAPH_SUBTITLE_H = 16,                        /* a differential graph's summary */
     FLAMEGRAPH_FLUSH = 1 << 20
 };
 #define FLAMEGRAPH_CHARW (FLAMEGRAPH_FONT * 0.59) /* average glyph width, as flamegraph.pl */
@@ -40,8 +42,10 @@ typedef struct flamegraph_svg {
     flamegraph_buf b;
     const flamegraph_svg_options *o;
     int height;
+    int ypad_top;
     int64_t total;
-    double scale; /* pixels per unit */
+    double scale;         /* pixels per unit */
+    flamegraph_diff diff; /* when o->diff */
 } flamegraph_svg;
 
 static tconv_status flamegraph_svg_flush(flamegraph_svg *s)
@@ -60,9 +64,11 @@ static void flamegraph_svg_head(flamegraph_svg *s)
                           "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                           "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"%" PRId64 "\" "
                           "data-xpad=\"%d\" data-inner=\"%d\" data-charw=\"%.2f\" "
-                          "data-icicle=\"%d\">\n",
+                          "data-icicle=\"%d\"",
                           o->width, s->height, o->width, s->height, s->total, FLAMEGRAPH_XPAD,
                           o->width - 2 * FLAMEGRAPH_XPAD, FLAMEGRAPH_CHARW, o->icicle);
+    if (o->diff) flamegraph_buf_printf(b, " data-diff=\"%s\"", o->size_before ? "before" : "after");
+    flamegraph_buf_puts(b, ">\n");
     flamegraph_buf_puts(b, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" "
                            "x2=\"0\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop "
                            "stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n");
@@ -77,6 +83,14 @@ static void flamegraph_svg_head(flamegraph_svg *s)
     flamegraph_buf_printf(b, "<text id=\"title\" x=\"%d\" y=\"24\">", o->width / 2);
     flamegraph_xml_escape(b, o->title, strlen(o->title), SIZE_MAX);
     flamegraph_buf_puts(b, "</text>\n");
+    if (o->diff) {
+        char line[512];
+        size_t n = flamegraph_diff_summary(&s->diff, o->size_before, &o->unit, line);
+        flamegraph_buf_printf(b, "<text id=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+                              o->width / 2, 24 + FLAMEGRAPH_SUBTITLE_H);
+        flamegraph_xml_escape(b, line, n, SIZE_MAX);
+        flamegraph_buf_puts(b, "</text>\n");
+    }
     flamegraph_buf_printf(b, "<text id=\"details\" x=\"%d\" y=\"%d\">%s</text>\n", FLAMEGRAPH_XPAD,
                           bottom, s->total ? " " : "No samples");
     flamegraph_buf_printf(
@@ -91,29 +105,43 @@ static void flamegraph_svg_head(flamegraph_svg *s)
     flamegraph_buf_puts(b, "<g id=\"frames\">\n");
 }
 
-static void flamegraph_svg_frame(flamegraph_svg *s, const flamegraph_node *nd, int64_t offset,
-                                 uint32_t depth)
+static void flamegraph_svg_frame(flamegraph_svg *s, uint32_t id, const flamegraph_node *nd,
+                                 int64_t offset, uint32_t depth)
 {
     flamegraph_buf *b = &s->b;
     const char *name = tconv_string_get(s->ctx, nd->name);
     size_t len = tconv_string_length(s->ctx, nd->name);
     double x = FLAMEGRAPH_XPAD + (double)offset * s->scale, w = (double)nd->value * s->scale;
     int y = s->o->icicle
-                ? FLAMEGRAPH_YPAD_TOP + (int)depth * FLAMEGRAPH_FRAME_H
+                ? s->ypad_top + (int)depth * FLAMEGRAPH_FRAME_H
                 : s->height - FLAMEGRAPH_YPAD_BOTTOM - ((int)depth + 1) * FLAMEGRAPH_FRAME_H;
-    char value[64], pct[16], fill[24];
-    flamegraph_value_format(value, nd->value, &s->o->unit);
-    flamegraph_value_percent(pct, nd->value, s->total);
-    flamegraph_colour(nd->role, name, len, fill);
-    flamegraph_buf_printf(b, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\"><title>", offset,
-                          nd->value);
-    flamegraph_xml_escape(b, name, len, SIZE_MAX);
-    flamegraph_buf_puts(b, " (");
-    flamegraph_xml_escape(b, value, strlen(value), SIZE_MAX);
+    char value[256], pct[16], fill[24];
+    flamegraph_buf_printf(b, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\"", offset, nd->value);
+    if (s->o->diff) {
+        /* the title carries the same numbers, formatted: these are for scripts and tests */
+        flamegraph_buf_printf(
+            b, " data-b=\"%" PRId64 "\" data-a=\"%" PRId64 "\" data-s=\"%" PRId64 "\"",
+            s->diff.before[id], s->diff.after[id], s->diff.self[id]);
+        flamegraph_diff_colour(&s->diff, id, fill);
+        flamegraph_buf_puts(b, "><title>");
+        flamegraph_xml_escape(b, name, len, SIZE_MAX);
+        flamegraph_buf_puts(b, " (");
+        size_t n = flamegraph_diff_title(&s->diff, id, &s->o->unit, value);
+        flamegraph_xml_escape(b, value, n, SIZE_MAX);
+    } else {
+        flamegraph_value_format(value, nd->value, &s->o->unit);
+        flamegraph_value_percent(pct, nd->value, s->total);
+        flamegraph_colour(nd->role, name, len, fill);
+        flamegraph_buf_puts(b, "><title>");
+        flamegraph_xml_escape(b, name, len, SIZE_MAX);
+        flamegraph_buf_puts(b, " (");
+        flamegraph_xml_escape(b, value, strlen(value), SIZE_MAX);
+        flamegraph_buf_printf(b, ", %s", pct);
+    }
     flamegraph_buf_printf(b,
-                          ", %s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                          ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
                           "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%.1f\">",
-                          pct, x, y, w, FLAMEGRAPH_FRAME_H - 1, fill, x + 3, y + 10.5);
+                          x, y, w, FLAMEGRAPH_FRAME_H - 1, fill, x + 3, y + 10.5);
     /* the label: what fits, cut with "..", as the script cuts it when zooming */
     double fit = floor((w - 3) / FLAMEGRAPH_CHARW);
     size_t chars = flamegraph_xml_chars(name, len);
@@ -136,6 +164,8 @@ tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flame
 {
     const flamegraph_node *nodes = flamegraph_tree_nodes(t);
     flamegraph_svg s = {.ctx = ctx, .out = out, .o = o, .total = nodes[0].value};
+    s.ypad_top = FLAMEGRAPH_YPAD_TOP + (o->diff ? FLAMEGRAPH_SUBTITLE_H : 0);
+    if (o->diff) flamegraph_diff_init(&s.diff, t, o->size_before);
     s.scale = s.total > 0 ? (double)(o->width - 2 * FLAMEGRAPH_XPAD) / (double)s.total : 0;
     flamegraph_layout l = {0};
     flamegraph_tree_layout(t, ctx, &l);
@@ -143,14 +173,13 @@ tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flame
     uint32_t maxdepth = 0;
     for (size_t i = 0; i < n; i++)
         if (flamegraph_svg_kept(&s, &nodes[i]) && l.depth[i] > maxdepth) maxdepth = l.depth[i];
-    s.height =
-        ((int)maxdepth + 1) * FLAMEGRAPH_FRAME_H + FLAMEGRAPH_YPAD_TOP + FLAMEGRAPH_YPAD_BOTTOM;
+    s.height = ((int)maxdepth + 1) * FLAMEGRAPH_FRAME_H + s.ypad_top + FLAMEGRAPH_YPAD_BOTTOM;
     flamegraph_svg_head(&s);
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < n && st == TCONV_OK; i++) {
         uint32_t id = l.order[i];
         if (!flamegraph_svg_kept(&s, &nodes[id])) continue;
-        flamegraph_svg_frame(&s, &nodes[id], l.offset[id], l.depth[id]);
+        flamegraph_svg_frame(&s, id, &nodes[id], l.offset[id], l.depth[id]);
         if (s.b.len >= FLAMEGRAPH_FLUSH) st = flamegraph_svg_flush(&s);
     }
     if (st == TCONV_OK) {
@@ -158,6 +187,7 @@ tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flame
         st = flamegraph_svg_flush(&s);
     }
     flamegraph_layout_free(&l);
+    if (o->diff) flamegraph_diff_free(&s.diff);
     flamegraph_buf_free(&s.b);
     return st;
 }

@@ -14,6 +14,8 @@ typedef struct flamegraph_svg_options {
     int width;       /* of the image, pixels */
     double minwidth; /* frames narrower than this many pixels are left out */
     flamegraph_unit unit;
+    int diff;        /* differential: the tree's two columns are two profiles (flamegraph_diff.h) */
+    int size_before; /* diff: the first column, which sizes the frames, is the before profile */
 } flamegraph_svg_options;
 
 /* The interaction script, generated from flamegraph.js at build time (NUL-terminated). */

@@ -16,16 +16,30 @@ struct flamegraph_tree {
     tconv_stacktab *tab;
     flamegraph_node *nodes;
     size_t n, cap;
+    int64_t *other;      /* the second column, beside nodes (same capacity), or NULL */
     tconv_frame *frames; /* the stack being added, as frames */
     size_t framecap;
 };
 
-flamegraph_tree *flamegraph_tree_new(tconv_str root_name)
+/* nodes, and other beside it, hold at least need entries */
+static void flamegraph_tree_reserve(flamegraph_tree *t, size_t need)
+{
+    size_t cap = t->cap;
+    t->nodes = flamegraph_grow(t->nodes, &t->cap, need, sizeof(*t->nodes));
+    if (t->other && t->cap != cap) {
+        size_t ocap = cap;
+        t->other = flamegraph_grow(t->other, &ocap, t->cap, sizeof(*t->other));
+    }
+}
+
+flamegraph_tree *flamegraph_tree_new(tconv_str root_name, int two_columns)
 {
     flamegraph_tree *t = flamegraph_alloc(1, sizeof(*t));
     t->tab = tconv_stacktab_new();
-    t->nodes = flamegraph_grow(NULL, &t->cap, 1, sizeof(*t->nodes));
+    if (two_columns) t->other = flamegraph_alloc(1, sizeof(*t->other));
+    flamegraph_tree_reserve(t, 1);
     t->nodes[0] = (flamegraph_node){0, FLAMEGRAPH_NONE, root_name, 0};
+    if (t->other) t->other[0] = 0;
     t->n = 1;
     return t;
 }
@@ -35,6 +49,7 @@ void flamegraph_tree_free(flamegraph_tree *t)
     if (!t) return;
     tconv_stacktab_destroy(t->tab);
     free(t->nodes);
+    free(t->other);
     free(t->frames);
     free(t);
 }
@@ -50,7 +65,7 @@ static int flamegraph_tree_sum(int64_t *acc, int64_t v)
 }
 
 int flamegraph_tree_add(flamegraph_tree *t, const tconv_str *names, const uint8_t *roles, size_t n,
-                        int64_t v)
+                        int64_t v, int other)
 {
     t->frames = flamegraph_grow(t->frames, &t->framecap, n + 1, sizeof(*t->frames));
     for (size_t i = 0; i < n; i++)
@@ -59,8 +74,9 @@ int flamegraph_tree_add(flamegraph_tree *t, const tconv_str *names, const uint8_
     /* Nodes the table created for this stack: the frames' names and colours. */
     size_t count = (size_t)tconv_stacktab_count(t->tab) + 1;
     if (count > t->n) {
-        t->nodes = flamegraph_grow(t->nodes, &t->cap, count, sizeof(*t->nodes));
+        flamegraph_tree_reserve(t, count);
         for (size_t id = t->n; id < count; id++) {
+            if (t->other) t->other[id] = 0;
             uint32_t tab_id = (uint32_t)id - 1;
             size_t depth = tconv_stacktab_depth(t->tab, tab_id);
             t->nodes[id] =
@@ -68,6 +84,12 @@ int flamegraph_tree_add(flamegraph_tree *t, const tconv_str *names, const uint8_
                                   tconv_stacktab_frame(t->tab, tab_id)->name, roles[depth - 1]};
         }
         t->n = count;
+    }
+    if (other && t->other) {
+        int saturated = flamegraph_tree_sum(&t->other[0], v);
+        for (uint32_t x = leaf; x; x = t->nodes[x].parent)
+            saturated |= flamegraph_tree_sum(&t->other[x], v);
+        return saturated;
     }
     int saturated = flamegraph_tree_sum(&t->nodes[0].value, v);
     for (uint32_t x = leaf; x; x = t->nodes[x].parent)
@@ -83,6 +105,11 @@ size_t flamegraph_tree_count(const flamegraph_tree *t)
 const flamegraph_node *flamegraph_tree_nodes(const flamegraph_tree *t)
 {
     return t->nodes;
+}
+
+const int64_t *flamegraph_tree_other(const flamegraph_tree *t)
+{
+    return t->other;
 }
 
 /* Nodes by parent id, then by name bytes (a shorter name before a longer one it starts). */

@@ -20,17 +20,22 @@ typedef struct flamegraph_node {
 
 typedef struct flamegraph_tree flamegraph_tree;
 
-/* A tree holding only the root (node 0), named root_name. */
-flamegraph_tree *flamegraph_tree_new(tconv_str root_name);
+/* A tree holding only the root (node 0), named root_name. With two_columns, every node also
+ * sums a second value (flamegraph_tree_other), the profile a differential graph compares with;
+ * the layout follows the first. */
+flamegraph_tree *flamegraph_tree_new(tconv_str root_name, int two_columns);
 void flamegraph_tree_free(flamegraph_tree *t);
 
 /* Add value v to the root and to every node of the stack names[0..n) (root first), creating the
- * missing ones with the given roles. 1 when a sum saturated at INT64_MAX, else 0. */
+ * missing ones with the given roles; to the second column when other is nonzero (a tree made
+ * with two_columns). 1 when a sum saturated at INT64_MAX, else 0. */
 int flamegraph_tree_add(flamegraph_tree *t, const tconv_str *names, const uint8_t *roles, size_t n,
-                        int64_t v);
+                        int64_t v, int other);
 
 size_t flamegraph_tree_count(const flamegraph_tree *t);
 const flamegraph_node *flamegraph_tree_nodes(const flamegraph_tree *t);
+/* The second column, one value per node; NULL for a tree of one column. */
+const int64_t *flamegraph_tree_other(const flamegraph_tree *t);
 
 /* The layout of a flame graph: node ids ordered so that every node's children follow their
  * parent's group in name order (bytewise), each node's offset (the values of its earlier

@@ -1,13 +1,17 @@
 /* The writer takes what the folded writer takes and sums it the same way (the value the input
  * calls its default, or only the GPU time the core attributed to launching stacks with
- * -W value=gpu), so that every frame's value is the sum of the folded lines under it. Names are
- * kept as they are: an SVG can hold ';' and line breaks, which the folded format cannot. */
+ * -W value=gpu, under the same thread root frame with -W root), so that every frame's value is
+ * the sum of the folded lines under it. Names are kept as they are: an SVG can hold ';' and line
+ * breaks, which the folded format cannot. With -W diff=true the first input is the profile
+ * before and the second the one after, summed into the two columns of one tree. */
 #include "flamegraph_writer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph_colour.h"
+#include "folded_root.h"
 #include "flamegraph_oom.h"
 #include "flamegraph_svg.h"
 #include "flamegraph_tree.h"
@@ -20,15 +24,19 @@ typedef struct flamegraph_writer {
     flamegraph_tree *tree;
     int mode_known;
     size_t vindex;
-    int gpu;          /* -W value=gpu */
-    int no_gpu;       /* ... and the input had no gpu sample type */
-    int roles;        /* frames are spans (module = category): colour them by role */
+    int gpu;            /* -W value=gpu */
+    int no_gpu;         /* ... and the input had no gpu sample type */
+    int roles;          /* frames are spans (module = category): colour them by role */
+    int root;           /* FOLDED_ROOT_*: a thread root frame on every stack */
+    tconv_str *root_of; /* track -> its root frame's name, plus 1 */
+    size_t rootcap;
     tconv_str *names; /* one sample's stack */
     uint8_t *hues;
     size_t namecap, huecap;
     uint8_t *hue_of; /* category id -> colour class + 1 */
     size_t hueofcap;
     int overflowed;
+    char unit_name[32]; /* the unit's name, copied: the next input's types replace the core's */
 } flamegraph_writer;
 
 static tconv_status flamegraph_writer_open(tconv_ctx *ctx, tconv_output *out,
@@ -45,6 +53,11 @@ static tconv_status flamegraph_writer_open(tconv_ctx *ctx, tconv_output *out,
         tconv_error_set(ctx, "flamegraph: minwidth must be 0 or more pixels, not %g", minwidth);
         return TCONV_FATAL;
     }
+    if (tconv_option_is_set(o, "size") && !tconv_option_get_bool(o, "diff")) {
+        tconv_error_usage(ctx, "flamegraph: -W size chooses a profile of a differential graph; "
+                               "it needs -W diff=true");
+        return TCONV_FATAL;
+    }
     flamegraph_writer *w = flamegraph_alloc(1, sizeof(*w));
     w->ctx = ctx;
     w->out = out;
@@ -52,19 +65,33 @@ static tconv_status flamegraph_writer_open(tconv_ctx *ctx, tconv_output *out,
     w->svg.icicle = tconv_option_get_bool(o, "icicle");
     w->svg.width = (int)width;
     w->svg.minwidth = minwidth;
+    w->svg.diff = tconv_option_get_bool(o, "diff");
+    w->svg.size_before = strcmp(tconv_option_get_string(o, "size"), "before") == 0;
+    w->root = folded_root_mode(tconv_option_get_string(o, "root"));
     const char *title = tconv_option_is_set(o, "title") ? tconv_option_get_string(o, "title")
+                        : w->svg.diff && w->svg.icicle  ? "Differential Icicle Graph"
+                        : w->svg.diff                   ? "Differential Flame Graph"
                         : w->svg.icicle                 ? "Icicle Graph"
                                                         : "Flame Graph";
     w->title = strdup(title);
     if (!w->title) flamegraph_oom(strlen(title) + 1);
     w->svg.title = w->title;
-    w->tree = flamegraph_tree_new(tconv_string_intern_cstr(ctx, "all"));
+    w->tree = flamegraph_tree_new(tconv_string_intern_cstr(ctx, "all"), w->svg.diff);
     *state = w;
     return TCONV_OK;
 }
 
+static void flamegraph_writer_mode_pick(flamegraph_writer *w);
+
 /* Which value to show, as the folded writer chooses it. */
 static void flamegraph_writer_mode(flamegraph_writer *w)
+{
+    flamegraph_writer_mode_pick(w);
+    snprintf(w->unit_name, sizeof(w->unit_name), "%s", w->svg.unit.name);
+    w->svg.unit.name = w->unit_name;
+}
+
+static void flamegraph_writer_mode_pick(flamegraph_writer *w)
 {
     size_t n = 0, def = 0;
     const tconv_sample_type *types = tconv_sampletypes_get(w->ctx, &n, &def);
@@ -99,6 +126,13 @@ static uint8_t flamegraph_writer_hue(flamegraph_writer *w, const tconv_frame *f)
     return (uint8_t)(w->hue_of[f->module] - 1);
 }
 
+static tconv_str flamegraph_writer_root(flamegraph_writer *w, uint32_t track)
+{
+    w->root_of = flamegraph_grow(w->root_of, &w->rootcap, (size_t)track + 1, sizeof(*w->root_of));
+    if (!w->root_of[track]) w->root_of[track] = folded_root_name(w->ctx, track, w->root) + 1;
+    return w->root_of[track] - 1;
+}
+
 static tconv_status flamegraph_writer_event(void *state, const tconv_event *ev)
 {
     flamegraph_writer *w = state;
@@ -108,13 +142,22 @@ static tconv_status flamegraph_writer_event(void *state, const tconv_event *ev)
     if (w->gpu && (w->no_gpu || w->vindex >= ev->nvalues)) return TCONV_OK;
     /* a frame has no width without value, and a sample without frames has no place */
     if (v <= 0 || !ev->nframes) return TCONV_OK;
-    w->names = flamegraph_grow(w->names, &w->namecap, ev->nframes, sizeof(*w->names));
-    w->hues = flamegraph_grow(w->hues, &w->huecap, ev->nframes, 1);
-    for (uint32_t i = 0; i < ev->nframes; i++) {
-        w->names[i] = ev->frames[i].name;
-        w->hues[i] = flamegraph_writer_hue(w, &ev->frames[i]);
+    /* a third input makes finish() fail; its samples need not be summed meanwhile */
+    if (w->svg.diff && ev->input > 1) return TCONV_OK;
+    size_t n = ev->nframes + (w->root != FOLDED_ROOT_NONE), k = 0;
+    w->names = flamegraph_grow(w->names, &w->namecap, n, sizeof(*w->names));
+    w->hues = flamegraph_grow(w->hues, &w->huecap, n, 1);
+    if (w->root != FOLDED_ROOT_NONE) {
+        w->names[k] = flamegraph_writer_root(w, ev->track);
+        w->hues[k++] = FLAMEGRAPH_HUE_HASH;
     }
-    if (flamegraph_tree_add(w->tree, w->names, w->hues, ev->nframes, v) && !w->overflowed) {
+    for (uint32_t i = 0; i < ev->nframes; i++, k++) {
+        w->names[k] = ev->frames[i].name;
+        w->hues[k] = flamegraph_writer_hue(w, &ev->frames[i]);
+    }
+    /* the first column sizes the frames: after (input 1), or before (input 0) with size=before */
+    int other = w->svg.diff && (ev->input == 1) == w->svg.size_before;
+    if (flamegraph_tree_add(w->tree, w->names, w->hues, n, v, other) && !w->overflowed) {
         w->overflowed = 1;
         tconv_warning_add(w->ctx, "flamegraph.overflow",
                           "a frame's summed value does not fit in 64 bits; drawn saturated");
@@ -126,6 +169,16 @@ static tconv_status flamegraph_writer_finish(void *state)
 {
     flamegraph_writer *w = state;
     if (!w->mode_known) flamegraph_writer_mode(w);
+    /* Only now is the number of inputs known; failing here leaves no output behind. */
+    uint32_t inputs = tconv_ctx_input_count(w->ctx);
+    if (w->svg.diff && inputs != 2) {
+        tconv_error_set(w->ctx,
+                        "flamegraph: -W diff=true compares two inputs, before and after, "
+                        "but %u %s given",
+                        inputs, inputs == 1 ? "was" : "were");
+        tconv_error_hint(w->ctx, "tconv -o diff.svg -W diff=true before.json.gz after.json.gz");
+        return TCONV_FATAL;
+    }
     return flamegraph_svg_write(w->ctx, w->out, w->tree, &w->svg);
 }
 
@@ -137,6 +190,7 @@ static void flamegraph_writer_destroy(void *state)
     free(w->names);
     free(w->hues);
     free(w->hue_of);
+    free(w->root_of);
     free(w->title);
     free(w);
 }
@@ -152,6 +206,15 @@ static const tconv_option_desc flamegraph_writer_options[] = {
     {"minwidth", TCONV_OPT_DOUBLE, "0.1", NULL,
      "leave out frames narrower than this many pixels (their time stays in their parents); "
      "0 keeps every frame"},
+    {"root", TCONV_OPT_ENUM, "none", FOLDED_ROOT_VALUES,
+     "add a root frame naming the thread, as the folded writer's -W root: comm, comm-PID or "
+     "comm-PID/TID"},
+    {"diff", TCONV_OPT_BOOL, "false", NULL,
+     "differential graph of two inputs, before then after: frames coloured by how their own "
+     "time changed (red: grew, blue: shrank), as difffolded.pl with flamegraph.pl"},
+    {"size", TCONV_OPT_ENUM, "after", "after|before",
+     "with diff=true: which profile the frames' widths show (before shows the frames the "
+     "after profile lost)"},
     {0},
 };
 
@@ -165,7 +228,7 @@ const tconv_writer_class flamegraph_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "flamegraph",
     .description = "interactive flame graph (SVG): frames sized by self time or samples, zoom, "
-                   "search",
+                   "search; differential (two inputs) with -W diff=true",
     .options = flamegraph_writer_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
     .flags = 0,

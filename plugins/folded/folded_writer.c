@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "folded_oom.h"
+#include "folded_root.h"
 #include "folded_value.h"
-
-enum { FOLDED_ROOT_NONE, FOLDED_ROOT_COMM, FOLDED_ROOT_PID, FOLDED_ROOT_TID };
 
 typedef struct folded_writer {
     tconv_ctx *ctx;
@@ -61,11 +60,7 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
     if (!w) folded_oom(sizeof(*w));
     w->ctx = ctx;
     w->out = out;
-    const char *root = tconv_option_get_string(o, "root");
-    w->root = strcmp(root, "comm") == 0           ? FOLDED_ROOT_COMM
-              : strcmp(root, "comm-pid") == 0     ? FOLDED_ROOT_PID
-              : strcmp(root, "comm-pid/tid") == 0 ? FOLDED_ROOT_TID
-                                                  : FOLDED_ROOT_NONE;
+    w->root = folded_root_mode(tconv_option_get_string(o, "root"));
     /* One unit for every time value, CPU self time and GPU time alike: ns unless asked, since
      * rounding to µs erases short kernels and makes the lines miss the busy time. */
     w->unit_ns = strcmp(tconv_option_get_string(o, "unit"), "ns") == 0;
@@ -95,40 +90,12 @@ static uint32_t folded_writer_clean(folded_writer *w, tconv_str id)
     return out;
 }
 
-/* The thread root frame as stackcollapse-perf names it: "comm", "comm-PID", "comm-PID/TID",
- * spaces in comm replaced by '_', an unknown pid written '?'. */
+/* The thread root frame (folded_root.c), made folded-safe, once per track. */
 static uint32_t folded_writer_root(folded_writer *w, uint32_t track)
 {
     w->roots = folded_writer_grow(w->roots, &w->rootcap, (size_t)track + 1, sizeof(*w->roots), 1);
     if (w->roots[track]) return w->roots[track] - 1;
-    const tconv_track *t = tconv_track_describe(w->ctx, track);
-    char label[512];
-    const char *comm = "";
-    if (t && t->thread_name)
-        comm = tconv_string_get(w->ctx, t->thread_name);
-    else if (t && t->process_name)
-        comm = tconv_string_get(w->ctx, t->process_name);
-    else
-        comm = tconv_track_label(w->ctx, track, label, sizeof(label));
-    const char *pid = t && t->pid ? tconv_string_get(w->ctx, t->pid) : "?";
-    const char *tid = t && t->tid ? tconv_string_get(w->ctx, t->tid) : "?";
-    size_t cn = strlen(comm), pn = strlen(pid), tn = strlen(tid);
-    w->buf = folded_writer_grow(w->buf, &w->bufcap, cn + pn + tn + 4, 1, 0);
-    char *p = w->buf;
-    size_t o = 0;
-    for (size_t i = 0; i < cn; i++)
-        p[o++] = comm[i] == ' ' ? '_' : comm[i];
-    if (w->root >= FOLDED_ROOT_PID) {
-        p[o++] = '-';
-        memcpy(p + o, pid, pn);
-        o += pn;
-    }
-    if (w->root == FOLDED_ROOT_TID) {
-        p[o++] = '/';
-        memcpy(p + o, tid, tn);
-        o += tn;
-    }
-    tconv_str id = folded_writer_clean(w, tconv_string_intern(w->ctx, p, o));
+    tconv_str id = folded_writer_clean(w, folded_root_name(w->ctx, track, w->root));
     w->roots = folded_writer_grow(w->roots, &w->rootcap, (size_t)track + 1, sizeof(*w->roots), 1);
     w->roots[track] = id + 1;
     return id;
@@ -247,7 +214,7 @@ static void folded_writer_destroy(void *state)
 }
 
 static const tconv_option_desc folded_writer_options[] = {
-    {"root", TCONV_OPT_ENUM, "none", "none|comm|comm-pid|comm-pid/tid",
+    {"root", TCONV_OPT_ENUM, "none", FOLDED_ROOT_VALUES,
      "add a root frame naming the thread, as stackcollapse-perf does (comm, --pid, --tid); "
      "perf input already has one unless read with -R comm=false"},
     {"unit", TCONV_OPT_ENUM, "ns", "ns|us",

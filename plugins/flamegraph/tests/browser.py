@@ -2,13 +2,14 @@
 """Flame graphs in a real browser: headless chromium loads each SVG from file://, runs its script
 and prints the DOM (--dump-dom), which is then checked against what the SVG file says.
 
-usage: browser.py CHROMIUM WORKDIR SMALL.svg ICICLE.svg HOSTILE.svg [CORPUS.svg]
+usage: browser.py CHROMIUM WORKDIR SMALL.svg ICICLE.svg HOSTILE.svg DIFF.svg [CORPUS.svg]
 
 Checks: the script ran to its end (data-ready) with nothing on the console; ?s= highlights
 exactly the frames whose names match and shows their share counted once; ?x=&y= zooms (the
 frame spans the width, its ancestors stay as parents, the rest hides); a term that is not a
 regular expression is matched as text; the hostile names stay text (no element, attribute or
-script of theirs exists in the DOM). Screenshots go to WORKDIR as artifacts.
+script of theirs exists in the DOM); a differential graph draws every frame of the file, grown
+frames red, shrunk ones blue and unchanged ones white, and searches its names. Screenshots go to WORKDIR as artifacts.
 Exit 0 when all hold, 1 when one fails, 77 when chromium cannot run here.
 """
 import os
@@ -154,8 +155,8 @@ def self_contained(svg):
 
 
 def main():
-    binary, workdir, small, icicle, hostile = sys.argv[1:6]
-    corpus = sys.argv[6] if len(sys.argv) > 6 else None
+    binary, workdir, small, icicle, hostile, diff = sys.argv[1:7]
+    corpus = sys.argv[7] if len(sys.argv) > 7 else None
     os.makedirs(workdir, exist_ok=True)
     for svg in sys.argv[3:]:
         self_contained(svg)
@@ -215,8 +216,38 @@ def main():
         if not any("</script>" in n for n in names) or not any("]]>" in n for n in names):
             fail("hostile: the hostile names are not shown as text")
 
-    # 4. screenshots, kept as artifacts
-    shots = [(small, "flamegraph-small.png")]
+    # 4. a differential graph: every frame drawn, coloured by its own change, names searchable
+    src = ET.parse(diff).getroot()
+    before = frames_of(src)
+    change = {}
+    for g in [g for g in src.iter(NS + "g") if g.get("id") == "frames"][0]:
+        change[g.find(NS + "title").text] = int(g.get("data-s"))
+    dom = load(binary, workdir, diff, {})
+    if dom is not None:
+        check_ready("diff", dom)
+        after = frames_of(dom)
+        if len(after) != len(before) or len(after) < 10:
+            fail("diff: %d frames in the browser, %d in the file" % (len(after), len(before)))
+        kinds = set()
+        for f in after:
+            r, g, b = map(int, re.findall(r"\d+", f["fill"]))
+            s = change.get(f["title"])
+            kind = "red" if r == 255 and g == b < 255 else "blue" if b == 255 and r == g < 255 \
+                else "white" if r == g == b == 255 else "other"
+            want = "red" if s > 0 else "blue" if s < 0 else "white"
+            kinds.add(kind)
+            if kind != want:
+                fail("diff: %r changed by %d is drawn %s (%s)" % (f["name"], s, kind, f["fill"]))
+        if kinds != {"red", "blue", "white"}:
+            fail("diff: expected red, blue and white frames, got %s" % sorted(kinds))
+    dom = load(binary, workdir, diff, {"s": "aten::"})
+    if dom is not None:
+        check_ready("diff aten::", dom)
+        if len(check_search("diff aten::", dom, before, lambda n: "aten::" in n)) != 3:
+            fail("diff aten::: expected aten::linear, aten::addmm and aten::relu")
+
+    # 5. screenshots, kept as artifacts
+    shots = [(small, "flamegraph-small.png"), (diff, "flamegraph-diff.png")]
     if corpus:
         shots.append((corpus, "flamegraph-kineto.png"))
     for svg, png in shots:

@@ -15,7 +15,8 @@ T() { "$tconv" --plugin-path "$tevt" -q "$@"; }
 T -o "$work/small.svg" "$dir/data/small.tevt"
 T -o "$work/icicle.svg" -W icicle=true "$dir/data/small.tevt"
 T -o "$work/hostile.svg" -W minwidth=0 "$dir/data/hostile.json"
-args=("$chromium" "$work" "$work/small.svg" "$work/icicle.svg" "$work/hostile.svg")
+T -o "$work/diff.svg" -W diff=true "$dir/data/small.tevt" "$dir/data/after.tevt"
+args=("$chromium" "$work" "$work/small.svg" "$work/icicle.svg" "$work/hostile.svg" "$work/diff.svg")
 kineto=$corpus/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
 if [ -f "$kineto" ]; then
     T -o "$work/kineto.svg" -W title="ResNet-50 training step, CPU self time" "$kineto"

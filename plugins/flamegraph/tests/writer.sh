@@ -30,7 +30,7 @@ golden() { # NAME ARGS...: output equals golden/NAME.svg, twice, and is well-for
         ok
     else
         bad "golden $name (to review: diff $dir/golden/$name.svg against tconv -w flamegraph $*)"
-        diff "$dir/golden/$name.svg" "$tmp/$name.svg" | head -20 | cut -c1-200
+        diff "$dir/golden/$name.svg" "$tmp/$name.svg" | head -20 | cut -c1-200 || true
     fi
 }
 
@@ -124,6 +124,104 @@ printf '#tevt\nM 1 1 thread_name idle\n' >"$tmp/empty.tevt"
 T -w flamegraph "$tmp/empty.tevt" >"$tmp/empty.svg" && well_formed "$tmp/empty.svg" &&
     grep -qF '>No samples<' "$tmp/empty.svg" && ok || bad "empty input"
 
+# --- differential graphs (-W diff=true): each frame against difffolded.pl's lines for the folded
+# writer's output of each input. The reference is FlameGraph's difffolded.pl when it is found
+# ($DIFFFOLDED, the corpus's FlameGraph/, the PATH; perl runs it), else the same join in python.
+difffolded=${DIFFFOLDED:-}
+[ -z "$difffolded" ] && [ -f "$corpus/FlameGraph/difffolded.pl" ] && difffolded=$corpus/FlameGraph/difffolded.pl
+[ -z "$difffolded" ] && difffolded=$(command -v difffolded.pl || true)
+if [ -n "$difffolded" ] && command -v perl >/dev/null; then
+    echo "differential reference: $difffolded"
+    join_folded() { perl "$difffolded" "$1" "$2"; }
+else
+    echo "differential reference: difffolded.pl not found, its join done in python"
+    join_folded() {
+        python3 - "$1" "$2" <<'PY'
+import re, sys
+cols = {}
+for k, path in enumerate(sys.argv[1:3]):
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^(.*)\s+?(\d+)$", line.rstrip("\n"))
+        if m:
+            cols.setdefault(m.group(1), [0, 0])[k] += int(m.group(2))
+for stack, (a, b) in sorted(cols.items()):
+    print("%s %d %d" % (stack, a, b))
+PY
+    }
+fi
+
+diffagree() { # LABEL MINWIDTH "SHARED ARGS" "SVG ARGS" BEFORE AFTER
+    local label=$1 minw=$2 before=$5 after=$6 shared svgargs
+    read -r -a shared <<<"$3"
+    read -r -a svgargs <<<"$4"
+    if ! T -w folded "${shared[@]}" "$before" >"$tmp/b.folded" 2>"$tmp/err" ||
+        ! T -w folded "${shared[@]}" "$after" >"$tmp/a.folded" 2>>"$tmp/err" ||
+        ! T -w flamegraph -W diff=true -W minwidth="$minw" "${shared[@]}" "${svgargs[@]}" \
+            "$before" "$after" >"$tmp/d.svg" 2>>"$tmp/err"; then
+        bad "diff $label: conversion failed"
+        cat "$tmp/err"
+        return
+    fi
+    join_folded "$tmp/b.folded" "$tmp/a.folded" >"$tmp/d.txt"
+    if well_formed "$tmp/d.svg" && python3 "$dir/check_diff.py" "$tmp/d.svg" "$tmp/d.txt" "$minw" >"$tmp/log"; then
+        ok
+    else
+        bad "diff $label"
+        cat "$tmp/log"
+    fi
+}
+
+golden small-diff -W diff=true "$dir/data/small.tevt" "$dir/data/after.tevt"
+diffagree folded 0 "" "" "$dir/data/before.folded" "$dir/data/after.folded"
+diffagree folded-size-before 0 "" "-W size=before" "$dir/data/before.folded" "$dir/data/after.folded"
+diffagree folded-icicle 0 "" "-W icicle=true" "$dir/data/before.folded" "$dir/data/after.folded"
+diffagree folded-reversed 0 "" "" "$dir/data/after.folded" "$dir/data/before.folded"
+diffagree spans 0 "" "" "$dir/data/small.tevt" "$dir/data/after.tevt"
+diffagree spans-minwidth 0.1 "" "-W width=200" "$dir/data/small.tevt" "$dir/data/after.tevt"
+diffagree spans-size-before 0 "" "-W size=before" "$dir/data/small.tevt" "$dir/data/after.tevt"
+diffagree spans-root 0 "-W root=comm-pid/tid" "" "$dir/data/small.tevt" "$dir/data/after.tevt"
+# the check can fail: the graph of (before, after) against the lines of (after, before)
+T -w folded "$dir/data/before.folded" >"$tmp/b.folded"
+T -w folded "$dir/data/after.folded" >"$tmp/a.folded"
+join_folded "$tmp/a.folded" "$tmp/b.folded" >"$tmp/swapped.txt"
+T -w flamegraph -W diff=true "$dir/data/before.folded" "$dir/data/after.folded" >"$tmp/d.svg"
+python3 "$dir/check_diff.py" "$tmp/d.svg" "$tmp/swapped.txt" >/dev/null && bad "check_diff accepted swapped inputs" || ok
+# what the colours mean, by name: grown red, shrunk blue, unchanged white
+if python3 - "$tmp/d.svg" <<'PY'; then ok; else bad "diff colours"; fi
+import re, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+fill = {}
+for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g"):
+    t = g.find(ns + "title")
+    if t is not None:
+        fill[t.text[: t.text.rfind(" (")]] = tuple(map(int, re.findall(r"\d+", g.find(ns + "rect").get("fill"))))
+want = {"mm": (255, 0, 0), "new": (255, 131, 131), "lex": (105, 105, 255), "io": (255, 255, 255)}
+if "old" in fill or any(fill.get(n) != c for n, c in want.items()):
+    print("fills:", fill)
+    sys.exit(1)
+PY
+# exactly two inputs, else no output and a message saying so
+for n in 1 3; do
+    ins=("$dir/data/before.folded")
+    [ $n = 3 ] && ins+=("$dir/data/after.folded" "$dir/data/after.folded")
+    rm -f "$tmp/n.svg"
+    set +e
+    T -o "$tmp/n.svg" -W diff=true "${ins[@]}" 2>"$tmp/err"
+    rc=$?
+    set -e
+    [ $rc = 1 ] && [ ! -e "$tmp/n.svg" ] && grep -q "diff=true compares two inputs, before and after, but $n" "$tmp/err" &&
+        ok || { bad "diff with $n inputs: exit $rc"; cat "$tmp/err"; }
+done
+set +e
+T -w flamegraph -W size=before "$dir/data/before.folded" >/dev/null 2>"$tmp/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "it needs -W diff=true" "$tmp/err" && ok || bad "size without diff: exit $rc"
+# -W root: the thread frames of the folded writer's -W root
+agree root-comm 0 -W root=comm "$dir/data/small.tevt"
+agree root-tid 0 -W root=comm-pid/tid "$dir/data/small.tevt"
+grep -qF '<title>loader-1/2 (' "$tmp/a.svg" && ok || bad "root=comm-pid/tid: no loader-1/2 frame"
+
 # --- the corpus: Kineto, Chrome, perf and folded inputs
 if [ -d "$corpus" ]; then
     for spec in \
@@ -142,6 +240,16 @@ if [ -d "$corpus" ]; then
         agree "$f ${opts[*]}" 0 "${opts[@]}" "$corpus/$f"
     done
     agree "mtia minwidth" 0.1 "$corpus/HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz"
+    hta=$corpus/HolisticTraceAnalysis/tests/data/trace_compare
+    fg=$corpus/FlameGraph/test
+    [ -f "$hta/base/base.json.gz" ] &&
+        diffagree hta-compare 0 "-W root=comm-pid/tid" "" "$hta/base/base.json.gz" "$hta/test/test.json.gz"
+    [ -f "$fg/perf-java-stacks-01.txt" ] &&
+        diffagree perf-java 0.1 "" "" "$fg/perf-java-stacks-01.txt" "$fg/perf-java-stacks-02.txt"
+    [ -f "$fg/perf-java-stacks-01.txt" ] &&
+        diffagree perf-java-before 0 "" "-W size=before" "$fg/perf-java-stacks-01.txt" "$fg/perf-java-stacks-02.txt"
+    rn=$corpus/kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz
+    [ -f "$rn" ] && diffagree kineto-gpu 0 "-W value=gpu" "" "$data/gpu/kineto.json" "$rn"
 else
     echo "corpus not found at $corpus: corpus cases skipped"
 fi
