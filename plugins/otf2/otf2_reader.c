@@ -208,6 +208,7 @@ static tconv_status otf2r_archive(otf2r *r)
     OTF2_EvtReaderCallbacks_Delete(ecb);
     OTF2_Reader_CloseEvtFiles(r->reader);
     OTF2_Reader_CloseDefFiles(r->reader);
+    if (st == TCONV_OK) st = otf2r_markers_read(r);
     if (st == TCONV_OK && tconv_ctx_verbosity(r->ctx) > 0)
         tconv_note(r->ctx, "otf2: %zu locations, deepest stack %zu regions", r->nlocs,
                    r->max_depth);

@@ -155,6 +155,9 @@ tconv_str otf2r_string(const otf2r *r, OTF2_StringRef ref);
 /* The time in ns of OTF2 ticks; -1 (error on the ctx) when it does not fit. */
 int otf2r_time(otf2r *r, OTF2_TimeStamp t, int64_t *ns);
 
+/* otf2_rmarkers.c: the archive's markers as instants (spans when they last) */
+tconv_status otf2r_markers_read(otf2r *r);
+
 /* otf2_revents.c */
 void otf2r_events_register(OTF2_EvtReaderCallbacks *cb);
 tconv_status otf2r_events_begin(otf2r *r, const otf2r_loc *loc);

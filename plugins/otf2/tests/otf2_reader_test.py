@@ -3,9 +3,10 @@
 
   roundtrip TCONV TMP TRACE...   each Chrome trace, written as OTF2 by tconv and read back with
       -r otf2, gives the same spans, counters and flows as the trace itself (text-ordered dumps,
-      compared per track after normalising track ids and flow ids). What the OTF2 mapping does
-      not carry is left out of both sides: metadata, instants (markers), flow names, lone flow
-      events (no message); a flow step comes back as a receive and a send at one time.
+      compared per track after normalising track ids and flow ids), and the same instants
+      (markers: time, name, category and scope; their track is the location's, not the tid's).
+      What the OTF2 mapping does not carry is left out of both sides: metadata, flow names, lone
+      flow events (no message); a flow step comes back as a receive and a send at one time.
   selftime TCONV TMP ARCHIVE|TRACE...  otf2 -> pprof: each region's self time in the profile
       (go tool pprof -raw, summed per leaf function) equals its exclusive time computed here
       from the archive with the OTF2 Python bindings (Debian python3-otf2). A .json(.gz)
@@ -47,6 +48,20 @@ def parse(dump):
             continue
         out.append((m.group(1), int(m.group(2)), int(m.group(3)), dict(FIELD.findall(m.group(4)))))
     return out
+
+
+INSTANT = re.compile(r"^instant\s+(-?\d+) T\d+(.*)$")
+
+
+def instants(dump):
+    """The instants of a text dump, without their track: (time, name, category, flags)."""
+    out = []
+    for line in dump.splitlines():
+        m = INSTANT.match(line)
+        if m:
+            f = dict(FIELD.findall(m.group(2)))
+            out.append((int(m.group(1)), f.get("name"), f.get("cat"), f.get("flags")))
+    return sorted(out, key=repr)
 
 
 def normalise(events, back):
@@ -123,8 +138,13 @@ def roundtrip(tconv, tmp, traces):
             return SKIP
         a = os.path.join(tmp, "rt")
         to_otf2(tconv, trace, a)
-        orig = parse(run([tconv, "-q", "-w", "text-ordered", trace]))
-        back = parse(run([tconv, "-q", "-r", "otf2", "-w", "text-ordered", a]))
+        dump_orig = run([tconv, "-q", "-w", "text-ordered", trace])
+        dump_back = run([tconv, "-q", "-r", "otf2", "-w", "text-ordered", a])
+        if instants(dump_orig) != instants(dump_back):
+            sys.exit(f"FAIL: {trace}: instants {instants(dump_orig)[:3]}... came back as "
+                     f"{instants(dump_back)[:3]}... ({len(instants(dump_orig))} vs "
+                     f"{len(instants(dump_back))})")
+        orig, back = parse(dump_orig), parse(dump_back)
         no, nb = strip_tracks(normalise(orig, False)), strip_tracks(normalise(back, True))
         if no != nb:
             for i, (x, y) in enumerate(zip(no, nb)):
@@ -139,6 +159,7 @@ def roundtrip(tconv, tmp, traces):
             sys.exit(f"FAIL: {trace}: the OTF2 round trip changed the events "
                      f"({sum(map(len, no))} vs {sum(map(len, nb))} in {len(no)} vs {len(nb)} tracks)")
         kinds = collections.Counter(line[0] for b in no for line in b)
+        kinds["instant"] = len(instants(dump_orig))
         print(f"ok roundtrip {os.path.basename(trace)}: {dict(sorted(kinds.items()))}")
     return 0
 
