@@ -65,3 +65,17 @@ TCONV_API uint32_t tconv_map_put(tconv_map *m, uint64_t a, uint32_t b, uint32_t 
     m->n++;
     return value;
 }
+
+TCONV_API void tconv_map_set(tconv_map *m, uint64_t a, uint32_t b, uint32_t value)
+{
+    if (m->nslots) {
+        size_t mask = m->nslots - 1;
+        for (size_t i = map_hash(a, b) & mask; m->slots[i].value != TCONV_MAP_NONE;
+             i = (i + 1) & mask)
+            if (m->slots[i].a == a && m->slots[i].b == b) {
+                m->slots[i].value = value;
+                return;
+            }
+    }
+    tconv_map_put(m, a, b, value);
+}

@@ -34,6 +34,8 @@ void tconv_map_free(tconv_map *m);
 uint32_t tconv_map_get(const tconv_map *m, uint64_t a, uint32_t b);
 /* The value of (a, b); when absent, stores value (not TCONV_MAP_NONE) and returns it. */
 uint32_t tconv_map_put(tconv_map *m, uint64_t a, uint32_t b, uint32_t value);
+/* Stores value (not TCONV_MAP_NONE) for (a, b), replacing what was there. */
+void tconv_map_set(tconv_map *m, uint64_t a, uint32_t b, uint32_t value);
 
 /* Grow *p, an array of *cap elements of elem bytes, to hold at least need elements (new
  * elements are not cleared). The size is checked for overflow; out of memory ends in the

@@ -69,14 +69,14 @@ static void otf2_record_begin(otf2_state *st, otf2_loc *l, uint8_t tag, int64_t 
 /* The role is the first span's: spans of one (name, category) share it. */
 static uint32_t otf2_region_get(otf2_state *st, tconv_str name, tconv_str cat, unsigned role)
 {
-    uint32_t r = otf2_map_get(&st->region_map, name, cat);
+    uint32_t r = tconv_map_get(&st->region_map, name, cat);
     if (r != UINT32_MAX) return r;
     OTF2W_GROW(st->regions, st->regions_cap, st->nregions + 1);
     r = (uint32_t)st->nregions++;
     st->regions[r].name = name;
     st->regions[r].cat = cat;
     st->regions[r].role = role;
-    otf2_map_put(&st->region_map, name, cat, r);
+    tconv_map_set(&st->region_map, name, cat, r);
     return r;
 }
 
@@ -98,13 +98,13 @@ static OTF2_Type otf2_arg_otf2_type(uint32_t type)
 
 static uint32_t otf2_attr_get(otf2_state *st, tconv_str key, OTF2_Type type)
 {
-    uint32_t a = otf2_map_get(&st->attr_map, key, type);
+    uint32_t a = tconv_map_get(&st->attr_map, key, type);
     if (a != UINT32_MAX) return a;
     OTF2W_GROW(st->attrs, st->attrs_cap, st->nattrs + 1);
     a = (uint32_t)st->nattrs++;
     st->attrs[a].key = key;
     st->attrs[a].type = type;
-    otf2_map_put(&st->attr_map, key, type, a);
+    tconv_map_set(&st->attr_map, key, type, a);
     return a;
 }
 
@@ -209,19 +209,19 @@ void otf2_collect_close_open(otf2_state *st)
 static tconv_status otf2_on_counter(otf2_state *st, const tconv_event *ev)
 {
     otf2_loc *l = otf2_collect_loc(st, ev->track);
-    uint32_t s = otf2_map_get(&st->series_map, ev->name, ((uint64_t)ev->key << 32) | ev->unit);
+    uint32_t s = tconv_map_get(&st->series_map, ((uint64_t)ev->key << 32) | ev->unit, ev->name);
     if (s == UINT32_MAX) {
         OTF2W_GROW(st->series, st->series_cap, st->nseries + 1);
         s = (uint32_t)st->nseries++;
         st->series[s] = (otf2_series){ev->name, ev->key, ev->unit};
-        otf2_map_put(&st->series_map, ev->name, ((uint64_t)ev->key << 32) | ev->unit, s);
+        tconv_map_set(&st->series_map, ((uint64_t)ev->key << 32) | ev->unit, ev->name, s);
     }
-    uint32_t inst = otf2_map_get(&st->instance_map, s, ev->track);
+    uint32_t inst = tconv_map_get(&st->instance_map, s, ev->track);
     if (inst == UINT32_MAX) {
         OTF2W_GROW(st->instances, st->instances_cap, st->ninstances + 1);
         inst = (uint32_t)st->ninstances++;
         st->instances[inst] = (otf2_instance){s, ev->track};
-        otf2_map_put(&st->instance_map, s, ev->track, inst);
+        tconv_map_set(&st->instance_map, s, ev->track, inst);
     }
     otf2_record_begin(st, l, OTF2W_REC_METRIC, ev->ts, 5 + 8);
     otf2_put_uv(&l->buf, inst);
@@ -239,7 +239,7 @@ static tconv_status otf2_on_flow(otf2_state *st, const tconv_event *ev)
         return TCONV_OK;
     }
     uint64_t clskey = ((uint64_t)ev->input << 32) | ev->cat;
-    uint32_t cls = otf2_map_get(&st->flow_class_map, clskey, ev->name);
+    uint32_t cls = tconv_map_get(&st->flow_class_map, clskey, ev->name);
     if (cls == UINT32_MAX) {
         if (st->nflow_classes >= (1u << 30)) {
             tconv_warning_add(st->ctx, "otf2.too-many-flows",
@@ -247,7 +247,7 @@ static tconv_status otf2_on_flow(otf2_state *st, const tconv_event *ev)
             return TCONV_OK;
         }
         cls = st->nflow_classes++;
-        otf2_map_put(&st->flow_class_map, clskey, ev->name, cls);
+        tconv_map_set(&st->flow_class_map, clskey, ev->name, cls);
     }
     uint32_t phase = ev->kind == TCONV_EV_FLOW_START  ? OTF2W_FLOW_START
                      : ev->kind == TCONV_EV_FLOW_STEP ? OTF2W_FLOW_STEP
@@ -267,12 +267,12 @@ static tconv_status otf2_on_flow(otf2_state *st, const tconv_event *ev)
 /* Marker records: scope, track, definition, time, text. */
 static tconv_status otf2_on_instant(otf2_state *st, const tconv_event *ev)
 {
-    uint32_t def = otf2_map_get(&st->markdef_map, ev->name, ev->cat);
+    uint32_t def = tconv_map_get(&st->markdef_map, ev->name, ev->cat);
     if (def == UINT32_MAX) {
         OTF2W_GROW(st->markdefs, st->markdefs_cap, st->nmarkdefs + 1);
         def = (uint32_t)st->nmarkdefs++;
         st->markdefs[def] = (otf2_markdef){ev->name, ev->cat};
-        otf2_map_put(&st->markdef_map, ev->name, ev->cat, def);
+        tconv_map_set(&st->markdef_map, ev->name, ev->cat, def);
     }
     OTF2_MarkerScope scope = OTF2_MARKER_SCOPE_LOCATION;
     otf2_loc *l = otf2_collect_loc(st, ev->track);

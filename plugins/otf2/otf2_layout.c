@@ -73,14 +73,14 @@ static int otf2_location_cmp(const void *a, const void *b)
 /* Collect the groups, unsorted: one per (input, pid) with a location or a process marker. */
 static void otf2_layout_collect_groups(otf2_state *st)
 {
-    otf2_map map = {0};
+    tconv_map map = {0};
     size_t cap = 0;
     for (size_t t = 0; t < st->nlocs_cap; t++) {
         otf2_loc *l = &st->locs[t];
         if (!otf2_loc_used(l) && !(l->flags & OTF2W_LOCF_GROUP_MARKERS)) continue;
         const tconv_track *k = tconv_track_describe(st->ctx, (uint32_t)t);
         otf2_collect_input(st, k->input);
-        uint32_t g = otf2_map_get(&map, k->input, k->pid);
+        uint32_t g = tconv_map_get(&map, k->input, k->pid);
         if (g == UINT32_MAX) {
             OTF2W_GROW(st->groups, cap, st->ngroups + 1);
             g = (uint32_t)st->ngroups++;
@@ -90,7 +90,7 @@ static void otf2_layout_collect_groups(otf2_state *st)
                                          .sort = k->process_sort,
                                          .type = OTF2_LOCATION_GROUP_TYPE_PROCESS,
                                          .creator = UINT32_MAX};
-            otf2_map_put(&map, k->input, k->pid, g);
+            tconv_map_set(&map, k->input, k->pid, g);
         }
         l->group = g;
         if (otf2_loc_used(l)) {
@@ -98,7 +98,7 @@ static void otf2_layout_collect_groups(otf2_state *st)
             st->nlocations++;
         }
     }
-    otf2_map_free(&map);
+    tconv_map_free(&map);
 }
 
 static void otf2_layout_sort_groups(otf2_state *st, const int64_t *ranks)
@@ -183,13 +183,13 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
     tconv_ctx *ctx = st->ctx;
     tconv_str *names = malloc((st->ngroups ? st->ngroups : 1) * sizeof(*names));
     if (!names) otf2_oom();
-    otf2_map count = {0};
+    tconv_map count = {0};
     for (size_t g = 0; g < st->ngroups; g++) {
         const otf2_group *grp = &st->groups[g];
         const tconv_track *k = tconv_track_describe(ctx, grp->first_track);
         const char *base = tconv_string_get(ctx, k->process_name ? k->process_name : grp->pid);
         if (!*base) base = "global"; /* trace-wide items of a reader without a pid */
-        uint32_t labels = otf2_map_get(&st->labels_map, grp->input, grp->pid);
+        uint32_t labels = tconv_map_get(&st->labels_map, grp->input, grp->pid);
         const char *lab = labels == UINT32_MAX ? "" : tconv_string_get(ctx, labels);
         char *name = *lab && strcmp(lab, base) ? otf2_printf("%s (%s)", base, lab)
                                                : otf2_printf("%s%s", base, "");
@@ -202,13 +202,13 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
         }
         names[g] = tconv_string_intern_cstr(ctx, name);
         free(name);
-        uint32_t c = otf2_map_get(&count, names[g], 0);
-        otf2_map_put(&count, names[g], 0, c == UINT32_MAX ? 1 : c + 1);
+        uint32_t c = tconv_map_get(&count, names[g], 0);
+        tconv_map_set(&count, names[g], 0, c == UINT32_MAX ? 1 : c + 1);
     }
     /* Processes that share a name (Kineto names the GPU "processes" after the host process
      * when they have no labels) are told apart by their pid. */
     for (size_t g = 0; g < st->ngroups; g++) {
-        if (otf2_map_get(&count, names[g], 0) > 1) {
+        if (tconv_map_get(&count, names[g], 0) > 1) {
             char *name = otf2_printf("%s [pid %s]", tconv_string_get(ctx, names[g]),
                                      tconv_string_get(ctx, st->groups[g].pid));
             names[g] = tconv_string_intern_cstr(ctx, name);
@@ -216,7 +216,7 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
         }
         st->groups[g].name_ref = otf2_strref(st, names[g]);
     }
-    otf2_map_free(&count);
+    tconv_map_free(&count);
     free(names);
 }
 
@@ -245,7 +245,7 @@ static void otf2_layout_location_names(otf2_state *st)
 /* The system tree: a root, and below it one node per host named in the inputs' metadata. */
 static void otf2_layout_system_tree(otf2_state *st)
 {
-    otf2_map hosts = {0};
+    tconv_map hosts = {0};
     st->nnodes = 1;
     st->node_name_refs = malloc((st->ninputs + 1) * sizeof(*st->node_name_refs));
     st->node_class_refs = malloc((st->ninputs + 1) * sizeof(*st->node_class_refs));
@@ -256,16 +256,16 @@ static void otf2_layout_system_tree(otf2_state *st)
         otf2_input *in = &st->inputs[i];
         in->node = 0;
         if (!in->host) continue;
-        uint32_t n = otf2_map_get(&hosts, in->host, 0);
+        uint32_t n = tconv_map_get(&hosts, in->host, 0);
         if (n == UINT32_MAX) {
             n = st->nnodes++;
             st->node_name_refs[n] = otf2_strref(st, in->host);
             st->node_class_refs[n] = otf2_strref_cstr(st, "node");
-            otf2_map_put(&hosts, in->host, 0, n);
+            tconv_map_set(&hosts, in->host, 0, n);
         }
         in->node = n;
     }
-    otf2_map_free(&hosts);
+    tconv_map_free(&hosts);
 }
 
 void otf2_layout_build(otf2_state *st)

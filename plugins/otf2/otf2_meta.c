@@ -18,7 +18,7 @@ tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev)
     const tconv_track *t = tconv_track_describe(st->ctx, ev->track);
     uint32_t input = t ? t->input : ev->input;
     if (strcmp(what, "process_labels") == 0) {
-        if (t && *text) otf2_map_put(&st->labels_map, input, t->pid, ev->text);
+        if (t && *text) tconv_map_set(&st->labels_map, input, t->pid, ev->text);
     } else if (strcmp(what, "host_name") == 0 || strcmp(what, "hostname") == 0 ||
                strcmp(what, "host") == 0) {
         if (*text) otf2_collect_input(st, input)->host = ev->text;

@@ -79,21 +79,21 @@ static void otf2_destroy(void *state)
     }
     free(st->locs);
     free(st->regions);
-    otf2_map_free(&st->region_map);
+    tconv_map_free(&st->region_map);
     free(st->series);
-    otf2_map_free(&st->series_map);
+    tconv_map_free(&st->series_map);
     free(st->instances);
-    otf2_map_free(&st->instance_map);
+    tconv_map_free(&st->instance_map);
     free(st->attrs);
-    otf2_map_free(&st->attr_map);
+    tconv_map_free(&st->attr_map);
     free(st->markdefs);
-    otf2_map_free(&st->markdef_map);
+    tconv_map_free(&st->markdef_map);
     otf2_bytes_free(&st->markers);
     free(st->flows);
-    otf2_map_free(&st->flow_class_map);
+    tconv_map_free(&st->flow_class_map);
     free(st->links);
     free(st->inputs);
-    otf2_map_free(&st->labels_map);
+    tconv_map_free(&st->labels_map);
     free(st->groups);
     free(st->order);
     free(st->node_name_refs);

@@ -16,7 +16,6 @@
 #include "tconv/tconv.h"
 
 #include "otf2_bytes.h"
-#include "otf2_map.h"
 
 /* Record tags of the compact location buffers (low bits), and the flag for an attribute list. */
 enum {
@@ -131,35 +130,35 @@ typedef struct otf2_state {
 
     otf2_region *regions;
     size_t nregions, regions_cap;
-    otf2_map region_map;
+    tconv_map region_map;
 
     otf2_series *series;
     size_t nseries, series_cap;
-    otf2_map series_map;
+    tconv_map series_map;
     otf2_instance *instances;
     size_t ninstances, instances_cap;
-    otf2_map instance_map;
+    tconv_map instance_map;
 
     otf2_attr *attrs;
     size_t nattrs, attrs_cap;
-    otf2_map attr_map;
+    tconv_map attr_map;
 
     otf2_markdef *markdefs;
     size_t nmarkdefs, markdefs_cap;
-    otf2_map markdef_map;
+    tconv_map markdef_map;
     otf2_bytes markers; /* compact marker records */
     uint64_t nmarkers;
 
     otf2_flow *flows;
     size_t nflows, flows_cap; /* nflows stays the count after flows is freed */
-    otf2_map flow_class_map;
+    tconv_map flow_class_map;
     uint32_t nflow_classes;
     otf2_link *links; /* by flow index, after pairing */
     uint64_t nlinks;
 
     otf2_input *inputs;
     size_t ninputs, inputs_cap;
-    otf2_map labels_map; /* (input, pid) -> process_labels text */
+    tconv_map labels_map; /* (input, pid) -> process_labels text */
 
     otf2_group *groups;
     size_t ngroups;
