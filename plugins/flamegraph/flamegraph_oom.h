@@ -6,6 +6,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <tconv/tconv.h>
 
 _Noreturn static inline void flamegraph_oom(size_t n)
 {
@@ -23,16 +26,10 @@ static inline void *flamegraph_alloc(size_t n, size_t size)
 /* Grow *p to hold need elements of size bytes; the new part is zeroed. */
 static inline void *flamegraph_grow(void *p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    char *q = realloc(p, c * size);
-    if (!q) flamegraph_oom(c * size);
-    for (size_t i = *cap * size; i < c * size; i++)
-        q[i] = 0;
-    *cap = c;
-    return q;
+    size_t old = *cap;
+    tconv_array_grow(&p, cap, need, size); /* the core's, overflow-checked */
+    memset((char *)p + old * size, 0, (*cap - old) * size);
+    return p;
 }
 
 #endif

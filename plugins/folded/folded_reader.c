@@ -47,14 +47,8 @@ typedef struct folded_span {
 
 static void *folded_reader_grow(void *p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(p, c * size);
-    if (!q) folded_oom(c * size);
-    *cap = c;
-    return q;
+    tconv_array_grow(&p, cap, need, size); /* the core's, overflow-checked */
+    return p;
 }
 
 static int folded_reader_ws(char c)

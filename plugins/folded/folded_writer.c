@@ -42,15 +42,10 @@ typedef struct folded_writer {
 
 static void *folded_writer_grow(void *p, size_t *cap, size_t need, size_t size, int zero)
 {
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    char *q = realloc(p, c * size);
-    if (!q) folded_oom(c * size);
-    if (zero) memset(q + *cap * size, 0, (c - *cap) * size);
-    *cap = c;
-    return q;
+    size_t old = *cap;
+    tconv_array_grow(&p, cap, need, size); /* the core's, overflow-checked */
+    if (zero) memset((char *)p + old * size, 0, (*cap - old) * size);
+    return p;
 }
 
 static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const tconv_options *o,

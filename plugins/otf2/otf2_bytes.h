@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tconv/tconv.h>
+
 #include "otf2_oom.h"
 
 typedef struct otf2_bytes {
@@ -33,14 +35,7 @@ static inline void otf2_bytes_reserve(otf2_bytes *b, size_t n)
 /* Grow the array *p of *cap elements of size bytes to hold at least need elements. */
 static inline void otf2_grow(void **p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q) otf2_oom();
-    *p = q;
-    *cap = n;
+    tconv_array_grow(p, cap, need, size); /* the core's, overflow-checked */
 }
 #define OTF2W_GROW(arr, cap, need) otf2_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 

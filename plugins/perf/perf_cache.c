@@ -2,6 +2,8 @@
 #include "perf_cache.h"
 #include "perf_oom.h"
 
+#include <tconv/tconv.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,16 +28,11 @@ struct perf_cache {
     size_t frames_len, frames_cap;
 };
 
+/* The core's overflow-checked growth (its out-of-memory end is perf_oom's). */
 static void *perf_cache_grow(void *p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(p, c * size);
-    if (!q) perf_oom(c * size);
-    *cap = c;
-    return q;
+    tconv_array_grow(&p, cap, need, size);
+    return p;
 }
 
 perf_cache *perf_cache_new(void)

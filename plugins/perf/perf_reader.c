@@ -58,16 +58,11 @@ typedef struct perf_reader {
     uint64_t line_start; /* input offset of the current line */
 } perf_reader;
 
+/* The core's overflow-checked growth (its out-of-memory end is perf_oom's). */
 static void *perf_reader_grow(void *p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(p, c * size);
-    if (!q) perf_oom(c * size);
-    *cap = c;
-    return q;
+    tconv_array_grow(&p, cap, need, size);
+    return p;
 }
 
 static void perf_reader_scratch(perf_reader *r, size_t need)
