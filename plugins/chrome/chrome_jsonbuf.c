@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tconv/tconv.h>
+
 static void chrome_jb_put(chrome_jsonbuf *j, const char *s, size_t n)
 {
     if (j->oom) return;
@@ -81,50 +83,19 @@ void chrome_jsonbuf_close(chrome_jsonbuf *j)
     chrome_jb_put(j, j->kinds[j->depth] == 'm' ? "}" : "]", 1);
 }
 
+/* A string as the core's JSON writer escapes it (tconv_json_escape), UTF-8 repaired: this text is
+ * what writers put out as the arg's JSON. */
 static void chrome_jb_quoted(chrome_jsonbuf *j, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     chrome_jb_put(j, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        chrome_jb_put(j, s + run, i - run);
-        run = i + 1;
-        char esc[6] = {'\\', 0};
-        size_t k = 2;
-        switch (c) {
-        case '"':
-            esc[1] = '"';
-            break;
-        case '\\':
-            esc[1] = '\\';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            k = 6;
-            break;
-        }
-        chrome_jb_put(j, esc, k);
+    while (n && !j->oom) {
+        char tmp[512];
+        size_t used;
+        size_t k = tconv_json_escape(tmp, sizeof(tmp), s, n, &used);
+        chrome_jb_put(j, tmp, k);
+        s += used;
+        n -= used;
     }
-    chrome_jb_put(j, s + run, n - run);
     chrome_jb_put(j, "\"", 1);
 }
 

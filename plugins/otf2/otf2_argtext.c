@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "otf2_argtext.h"
 
@@ -12,23 +13,16 @@ static void otf2_text_raw(otf2_bytes *b, const char *s, size_t n)
     otf2_put_raw(b, s, n);
 }
 
+/* As the core's JSON writer escapes strings (tconv_json_escape), UTF-8 repaired. */
 static void otf2_text_quoted(otf2_bytes *b, const char *s)
 {
-    otf2_text_raw(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        char esc[8];
-        if (*p == '"' || *p == '\\') {
-            esc[0] = '\\';
-            esc[1] = (char)*p;
-            otf2_text_raw(b, esc, 2);
-        } else if (*p < 0x20) {
-            int n = snprintf(esc, sizeof(esc), "\\u%04x", *p);
-            otf2_text_raw(b, esc, (size_t)n);
-        } else {
-            otf2_text_raw(b, (const char *)p, 1);
-        }
-    }
-    otf2_text_raw(b, "\"", 1);
+    size_t n = strlen(s);
+    otf2_bytes_reserve(b, 6 * n + 2);
+    otf2_put_raw(b, "\"", 1);
+    size_t used;
+    char *at = (char *)b->p + b->len;
+    b->len += tconv_json_escape(at, 6 * n, s, n, &used);
+    otf2_put_raw(b, "\"", 1);
 }
 
 void otf2_argtext(tconv_ctx *ctx, const tconv_arg *args, uint32_t n, otf2_bytes *b)

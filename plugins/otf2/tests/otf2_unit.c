@@ -156,7 +156,7 @@ static void args_as_json_text(void **state)
     otf2_argtext(ctx, args, 5, &b);
     otf2_bytes_reserve(&b, 1);
     b.p[b.len] = 0;
-    assert_string_equal((char *)b.p, "{\"Bytes\":-256,\"q\\\"k\":\"a\\\\b\\u000a\",\"ok\":true,"
+    assert_string_equal((char *)b.p, "{\"Bytes\":-256,\"q\\\"k\":\"a\\\\b\\n\",\"ok\":true,"
                                      "\"dims\":[[1,2],[3]],\"f\":0.5}");
     otf2_bytes_free(&b);
     tconv_ctx_free(ctx);
