@@ -239,7 +239,8 @@ if [ -d "$corpus" ]; then
         [ -f "$corpus/$f" ] || continue
         agree "$f ${opts[*]}" 0 "${opts[@]}" "$corpus/$f"
     done
-    agree "mtia minwidth" 0.1 "$corpus/HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz"
+    mtia=$corpus/HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz
+    [ -f "$mtia" ] && agree "mtia minwidth" 0.1 "$mtia"
     hta=$corpus/HolisticTraceAnalysis/tests/data/trace_compare
     fg=$corpus/FlameGraph/test
     [ -f "$hta/base/base.json.gz" ] &&
