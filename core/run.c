@@ -527,7 +527,11 @@ static tconv_outcome run_convert(tconv_run *r)
         st = tconv_sink_finish(sink);
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "the %s writer failed without saying why", wc->name);
-        if (st != TCONV_OK && !tconv_ctx_interrupted(ctx))
+        /* A writer that learns only now that the inputs cannot be what it was asked for (a
+         * diff of two) reports the caller's mistake, not a failed write. */
+        if (st != TCONV_OK && tconv_error_is_usage(ctx))
+            usage = 1;
+        else if (st != TCONV_OK && !tconv_ctx_interrupted(ctx))
             tconv_error_wrap(ctx, "writing '%s' failed", tconv_output_name(out));
     }
     r->stats.events = tconv_sink_events(sink);

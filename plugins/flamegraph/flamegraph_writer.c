@@ -172,10 +172,10 @@ static tconv_status flamegraph_writer_finish(void *state)
     /* Only now is the number of inputs known; failing here leaves no output behind. */
     uint32_t inputs = tconv_ctx_input_count(w->ctx);
     if (w->svg.diff && inputs != 2) {
-        tconv_error_set(w->ctx,
-                        "flamegraph: -W diff=true compares two inputs, before and after, "
-                        "but %u %s given",
-                        inputs, inputs == 1 ? "was" : "were");
+        tconv_error_usage(w->ctx,
+                          "flamegraph: -W diff=true compares two inputs, before and after, "
+                          "but %u %s given",
+                          inputs, inputs == 1 ? "was" : "were");
         tconv_error_hint(w->ctx, "tconv -o diff.svg -W diff=true before.json.gz after.json.gz");
         return TCONV_FATAL;
     }

@@ -209,7 +209,7 @@ for n in 1 3; do
     T -o "$tmp/n.svg" -W diff=true "${ins[@]}" 2>"$tmp/err"
     rc=$?
     set -e
-    [ $rc = 1 ] && [ ! -e "$tmp/n.svg" ] && grep -q "diff=true compares two inputs, before and after, but $n" "$tmp/err" &&
+    [ $rc = 2 ] && [ ! -e "$tmp/n.svg" ] && grep -q "diff=true compares two inputs, before and after, but $n" "$tmp/err" &&
         ok || { bad "diff with $n inputs: exit $rc"; cat "$tmp/err"; }
 done
 set +e
