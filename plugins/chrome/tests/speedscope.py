@@ -59,11 +59,14 @@ def busy_us(events):
 
 
 def parse_weight(text):
-    """speedscope's time format: 1.23s, 45.60ms, 7.00µs."""
-    m = re.fullmatch(r"([0-9.]+)(s|ms|µs|ns)", text)
+    """speedscope's time format: 1.23s, 45.60ms, 7.00µs. The value in µs, and how far the true
+    value may be from it: half of the last digit shown (1.63s is 1625000 to 1635000 µs)."""
+    m = re.fullmatch(r"([0-9]+)(?:\.([0-9]+))?(s|ms|µs|ns)", text)
     if not m:
-        return None
-    return float(m.group(1)) * {"s": 1e6, "ms": 1e3, "µs": 1.0, "ns": 1e-3}[m.group(2)]
+        return None, None
+    unit = {"s": 1e6, "ms": 1e3, "µs": 1.0, "ns": 1e-3}[m.group(3)]
+    value = float(m.group(1) + "." + (m.group(2) or "0")) * unit
+    return value, 0.5 * 10.0 ** -len(m.group(2) or "") * unit
 
 
 def check(tconv, chromium, release, work, inp):
@@ -113,12 +116,12 @@ def check(tconv, chromium, release, work, inp):
     at = text.index("Total Weight") + 1
     rows = []
     while at + 2 < len(text) and text[at].isdigit():
-        rows.append((text[at + 1], parse_weight(text[at + 2])))
+        rows.append((text[at + 1],) + parse_weight(text[at + 2]))
         at += 3
     if len(rows) != len(want):
         fail("%s: speedscope lists %d threads, the file has %d with slices" %
              (name, len(rows), len(want)))
-    for label, weight in rows:
+    for label, weight, slack in rows:
         m = re.search(r"pid ([^,)\s]+).*?tid ([^,)\s]+)", label)
         if not m or weight is None:
             fail("%s: cannot read the row %r %r" % (name, label, weight))
@@ -127,9 +130,9 @@ def check(tconv, chromium, release, work, inp):
         match = [v for (p, t), v in want.items() if str(p) == pid and str(t) == tid]
         if not match:
             fail("%s: speedscope lists %s, which the file does not have" % (name, label))
-        elif abs(match[0] - weight) > max(0.01, match[0] * 0.001):
-            fail("%s: %s: speedscope's total %.3f µs, busy time %.3f µs" %
-                 (name, label, weight, match[0]))
+        elif abs(match[0] - weight) > slack * (1 + 1e-9):
+            fail("%s: %s: speedscope's total %.3f µs (± %g as shown), busy time %.3f µs" %
+                 (name, label, weight, slack, match[0]))
     print("%s: %d threads, totals agree" % (name, len(rows)))
 
 
