@@ -6,7 +6,9 @@
 #   CORPUS_TRACE   e.g. ../shared/corpus/HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz
 # Prints, per input: uncompressed MB, JSON and OTF2 events, seconds (best of 3), MB/s, peak RSS and
 # RSS; then the growth of peak RSS per JSON event between a half-size and a full-size generated
-# trace (the bound to keep: under 40 bytes per event plus a fixed part).
+# trace (the bound to keep: under 40 bytes per event plus a fixed part). Then the streaming
+# directions, whose peak RSS must not grow with the input: each archive written above read back
+# to Chrome JSON and to text (MB/s of the archive's files), and each JSON input to Chrome JSON.
 set -euo pipefail
 TCONV=$1
 CORPUS_TRACE=$2
@@ -44,6 +46,30 @@ generate() {
     }'
 }
 
+best() { # best LABEL BYTES CMD...: the best time of three runs, the largest peak RSS
+    local label=$1 bytes=$2 secs=999999 rss=0 s r
+    shift 2
+    for _ in 1 2 3; do
+        /usr/bin/time -f "%e %M" -o "$SCRATCH/best.time" "$@" >/dev/null
+        read -r s r <"$SCRATCH/best.time"
+        secs=$(awk -v a="$s" -v b="$secs" 'BEGIN{print (a < b ? a : b)}')
+        [ "$r" -gt "$rss" ] && rss=$r
+    done
+    awk -v n="$label" -v b="$bytes" -v s="$secs" -v r="$rss" '
+        BEGIN { printf "%-24s %7.1f MB %6.2f s %6.1f MB/s peak RSS %6.1f MB\n",
+                       n, b / 1e6, s, b / 1e6 / (s > 0 ? s : 0.01), r / 1024 }'
+}
+
+readback() { # readback NAME FILE: the archive NAME.otf2 to chrome and text; FILE to chrome
+    local archive=$SCRATCH/$1.otf2 bytes
+    bytes=$(du -sb "$archive" | cut -f1)
+    best "$1 otf2 -> chrome" "$bytes" "$TCONV" -q -r otf2 -w chrome -o "$SCRATCH/back.json" "$archive"
+    best "$1 otf2 -> text" "$bytes" "$TCONV" -q -r otf2 -w text -o - "$archive"
+    bytes=$(gzip -dcf "$2" | wc -c)
+    best "$1 chrome -> chrome" "$bytes" "$TCONV" -q -r chrome -w chrome -o "$SCRATCH/back.json" "$2"
+    rm -f "$SCRATCH/back.json"
+}
+
 measure() { # measure NAME FILE: the best time of three runs, the largest peak RSS
     local name=$1 file=$2 out=$SCRATCH/$1.otf2
     local bytes events json secs=999999 rss=0
@@ -74,3 +100,7 @@ measure generated "$SCRATCH/generated.json"
 awk -v j1="$half_json" -v r1="$half_rss" -v j2="$LAST_JSON" -v r2="$LAST_RSS" 'BEGIN {
     printf "peak RSS grows by %.1f bytes per JSON event (fixed part %.1f MB)\n",
            (r2 - r1) * 1024 / (j2 - j1), (r1 - (r2 - r1) * j1 / (j2 - j1)) / 1024 }'
+echo "streaming directions (peak RSS must not grow from half to generated):"
+readback corpus "$CORPUS_TRACE"
+readback half "$SCRATCH/half.json"
+readback generated "$SCRATCH/generated.json"
