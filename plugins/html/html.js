@@ -1,0 +1,199 @@
+// The report's views, built from the JSON data in the page. Every name comes from the trace,
+// which is untrusted: it is only ever put in the page with textContent, never parsed as markup.
+"use strict";
+(function () {
+    var data = JSON.parse(document.getElementById("data").textContent);
+
+    function el(tag, text, cls) {
+        var e = document.createElement(tag);
+        if (text !== undefined && text !== null) e.textContent = String(text);
+        if (cls) e.className = cls;
+        return e;
+    }
+
+    // "12.345 ms": three decimals above 1 us, as the summary writes durations.
+    function dur(ns) {
+        if (ns === null || ns === undefined) return "";
+        var a = Math.abs(ns);
+        if (a < 1000) return ns + " ns";
+        if (a < 1e6) return (ns / 1e3).toFixed(3) + " us";
+        if (a < 1e9) return (ns / 1e6).toFixed(3) + " ms";
+        return (ns / 1e9).toFixed(3) + " s";
+    }
+
+    function pct(part, whole) {
+        return whole > 0 ? (100 * part / whole).toFixed(1) + "%" : "-";
+    }
+
+    function overview() {
+        document.getElementById("title").textContent = data.title;
+        document.getElementById("inputs").textContent = data.inputs.join(", ");
+        var dl = document.getElementById("trace");
+        function row(k, v) {
+            dl.appendChild(el("dt", k));
+            dl.appendChild(el("dd", v));
+        }
+        var span = data.span ? data.span[2] : 0;
+        row("Trace span", data.span ? dur(span) + " (" + data.span[0] + " .. " + data.span[1] +
+            " ns)" : "- (no timestamps)");
+        var st = data.steps;
+        row("Steps", st.found ? st.used + (st.used !== st.found ? " of " + st.found : "") +
+            " ProfilerStep#, mean " + dur(st.mean) : "none (no ProfilerStep# in the trace)");
+        row("Operators", data.ops.rows.length + (data.ops.pytorch ? " PyTorch operators" :
+            " span names"));
+        row("Kernels", data.kernels.length + " distinct");
+
+        var box = document.getElementById("steps");
+        if (!st.used) {
+            box.appendChild(el("p", "No step breakdown: the trace has no ProfilerStep#.", "empty"));
+        } else {
+            var bar = el("div", null, "bar");
+            bar.setAttribute("role", "img");
+            bar.setAttribute("aria-label", "mean step time by kind");
+            var t = el("table", null, "legend");
+            st.roles.forEach(function (r, i) {
+                var part = el("div", null, "r" + i);
+                part.style.width = (st.mean > 0 ? 100 * r[1] / st.mean : 0) + "%";
+                part.title = r[0] + ": " + dur(r[1]) + " (" + pct(r[1], st.mean) + ")";
+                bar.appendChild(part);
+                var tr = el("tr");
+                var name = el("td", null, "text");
+                name.appendChild(el("span", null, "swatch r" + i));
+                name.appendChild(document.createTextNode(r[0]));
+                tr.appendChild(name);
+                var v = el("td", dur(r[1]));
+                v.setAttribute("data-v", String(r[1]));
+                tr.appendChild(v);
+                tr.appendChild(el("td", pct(r[1], st.mean)));
+                t.appendChild(tr);
+            });
+            box.appendChild(bar);
+            box.appendChild(t);
+        }
+
+        var g = document.getElementById("gpus");
+        if (!data.gpus.length) {
+            g.appendChild(el("p", "No GPU work in the trace.", "empty"));
+        } else {
+            table(g, [["device", "text"], ["kernel busy", "ns"], ["utilisation", "text"],
+                      ["kernels", "int"], ["kernel time", "ns"], ["memcpy", "int"],
+                      ["memcpy time", "ns"], ["memset", "int"], ["memset time", "ns"]],
+                  data.gpus.map(function (d) {
+                      return [d.label, d.busy, pct(d.busy, span), d.kernels, d.kernel_time,
+                              d.memcpy, d.memcpy_time, d.memset, d.memset_time];
+                  }), "gpus-table", null);
+        }
+
+        var ul = document.getElementById("advice");
+        if (!data.advice.length) ul.appendChild(el("li", "Nothing stands out.", "empty"));
+        data.advice.forEach(function (a) {
+            ul.appendChild(el("li", a));
+        });
+    }
+
+    function cell(v, type) {
+        var td;
+        if (v === null) {
+            td = el("td", "");
+        } else if (type === "ns") {
+            td = el("td", dur(v));
+            td.setAttribute("data-v", String(v));
+        } else if (type === "text") {
+            td = el("td", v, "text");
+            td.title = String(v);
+        } else {
+            td = el("td", String(v));
+            td.setAttribute("data-v", String(v));
+        }
+        return td;
+    }
+
+    // A table whose header sorts by its column (again: the other way); rows keep their data.
+    function table(parent, cols, rows, id, filter) {
+        var t = parent.tagName === "TABLE" ? parent : el("table");
+        if (t !== parent) parent.appendChild(t);
+        if (id) t.id = id;
+        var head = el("tr"), trs = [], sorted = -1, desc = false;
+        cols.forEach(function (c, i) {
+            var th = el("th", c[0], c[1] === "text" ? "text" : null);
+            th.addEventListener("click", function () {
+                desc = sorted === i ? !desc : c[1] !== "text";
+                sorted = i;
+                sortBy(i, desc);
+                Array.prototype.forEach.call(head.children, function (h, j) {
+                    h.classList.toggle("sorted-asc", j === i && !desc);
+                    h.classList.toggle("sorted-desc", j === i && desc);
+                });
+            });
+            head.appendChild(th);
+        });
+        var thead = el("thead"), tbody = el("tbody");
+        thead.appendChild(head);
+        t.appendChild(thead);
+        t.appendChild(tbody);
+        rows.forEach(function (r, k) {
+            var tr = el("tr");
+            tr.row = r;
+            tr.order = k;
+            cols.forEach(function (c, i) {
+                tr.appendChild(cell(r[i], c[1]));
+            });
+            trs.push(tr);
+            tbody.appendChild(tr);
+        });
+        function sortBy(i, down) {
+            trs.sort(function (a, b) {
+                var x = a.row[i], y = b.row[i], c;
+                if (x === y) c = 0;
+                else if (x === null) c = -1;
+                else if (y === null) c = 1;
+                else if (typeof x === "string") c = x < y ? -1 : 1;
+                else c = x < y ? -1 : 1;
+                if (down) c = -c;
+                return c || a.order - b.order;
+            });
+            trs.forEach(function (tr) {
+                tbody.appendChild(tr);
+            });
+        }
+        if (filter) {
+            var box = document.getElementById(filter[0]), count = document.getElementById(filter[1]);
+            var apply = function () {
+                var q = box.value.toLowerCase(), shown = 0;
+                trs.forEach(function (tr) {
+                    var hide = q !== "" && String(tr.row[0]).toLowerCase().indexOf(q) < 0;
+                    tr.classList.toggle("hidden", hide);
+                    if (!hide) shown++;
+                });
+                count.textContent = shown + " of " + trs.length + " rows";
+            };
+            box.addEventListener("input", apply);
+            apply();
+        }
+        return t;
+    }
+
+    function tables() {
+        var dev = data.ops.pytorch;
+        table(document.getElementById("ops"),
+              [["name", "text"], ["category", "text"], ["calls", "int"], ["host total", "ns"],
+               ["host self", "ns"], ["host min", "ns"], ["host max", "ns"],
+               ["device total", "ns"], ["device self", "ns"]],
+              data.ops.rows, null, ["ops-filter", "ops-count"]);
+        if (!dev) document.getElementById("ops").classList.add("no-device");
+        table(document.getElementById("kernels-table"),
+              [["name", "text"], ["calls", "int"], ["total", "ns"], ["min", "ns"], ["max", "ns"],
+               ["grid", "text"], ["block", "text"], ["registers", "int"], ["shared memory", "int"],
+               ["blocks per SM", "num"], ["est. occupancy %", "num"], ["tensor core", "text"],
+               ["launch configs", "int"]],
+              data.kernels.map(function (k) {
+                  var r = k.slice();
+                  r[11] = k[11] ? "yes" : "no";
+                  return r;
+              }), null, ["kernels-filter", "kernels-count"]);
+    }
+
+    overview();
+    tables();
+    document.body.setAttribute("data-ready", "1");
+})();

@@ -1,0 +1,54 @@
+/* The html writer's state: the analyses of the csv and summary writers, fed by the span walk,
+ * and the stacks of the flame graph. Everything in the page is computed by them; the page only
+ * lays their results out. */
+#ifndef HTML_WRITER_H
+#define HTML_WRITER_H
+
+#include <tconv/tconv.h>
+
+#include "csv_buf.h"
+#include "csv_kernels.h"
+#include "csv_kineto.h"
+#include "csv_ops.h"
+#include "csv_stacks.h"
+#include "summary_gpu.h"
+#include "summary_steps.h"
+
+typedef struct html_writer {
+    tconv_ctx *ctx;
+    tconv_output *out;
+    char *title;
+    int flame_width;
+    /* The ops and kernels tables walk every span, as the csv writer does, so that their rows are
+     * the csv writer's; steps, GPUs and stacks walk the work of each thread only, as the summary
+     * and the stack stage do, so that their times are the summary's and the flame graph's. */
+    tconv_spanwalk *walk, *work;
+    csv_kineto kineto;
+    csv_ops *ops;
+    csv_kernels *kernels;
+    csv_stacks stacks;
+    summary_steps steps;
+    summary_gpu gpu;
+    tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
+    uint64_t not_work; /* spans left out of the work walk */
+    csv_buf page, tmp;
+} html_writer;
+
+/* html_json.c: JSON text safe inside <script type="application/json">. */
+void html_json_str(csv_buf *b, const tconv_ctx *ctx, tconv_str s);
+void html_json_bytes(csv_buf *b, const char *s, size_t n);
+
+/* html_data.c: the page's data, one JSON object. */
+void html_data(html_writer *w, csv_buf *b);
+
+/* html_flame.c: the CPU self-time flame graph as an SVG in b; its height in pixels. */
+tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
+
+/* html_page.c */
+tconv_status html_page(html_writer *w);
+
+/* The page's script and style, generated from html.js and html.css (NUL-terminated). */
+extern const char html_script[];
+extern const char html_style[];
+
+#endif
