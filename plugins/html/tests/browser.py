@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""HTML reports in a real browser: headless chromium, driven over the DevTools protocol
+(cdp.py), loads each report from file:// and the DOM is checked after the page's script ran.
+
+usage: browser.py CHROMIUM TCONV WORKDIR NAME=INPUT...
+
+For every report: the page's script ran to its end; the operators and kernels tables hold
+exactly the rows of `tconv -w csv -W table=ops|kernels` for the same input, in order, cell for
+cell; the flame graph (a sandboxed frame) ran its own script, its total is the one of
+`tconv -w flamegraph` and its frames are that SVG's (name, offset, value), the root spanning the
+full width; clicking a number's header sorts by that column, largest first, and again smallest first; and the filter box shows exactly
+the rows whose name holds the text; nothing was written on the console, no exception, and no
+request other than the page itself and the flame graph's data: URL. For an input named
+hostile*: the trace's names, which try to end the script element, add elements with event
+handlers and set a global or document.title, are shown as text and none of their markup or
+script exists or ran, in the page or in the flame graph. A screenshot of each report goes to
+WORKDIR as an artifact. Exit 0 when all hold, 1 when one fails, 77 when chromium cannot run.
+"""
+import base64
+import csv
+import io
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+NS = "{http://www.w3.org/2000/svg}"
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg)
+
+
+def run(tconv, *args):
+    p = subprocess.run([tconv, "-q"] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise RuntimeError("tconv %s: exit %d: %s" % (" ".join(args), p.returncode,
+                                                      p.stderr.decode("utf-8", "replace")))
+    return p.stdout.decode("utf-8", "replace")
+
+
+def csv_rows(tconv, inp, table, drop):
+    text = run(tconv, "-w", "csv", "-W", "table=" + table, "-W", "eol=lf", inp)
+    rows = list(csv.reader(io.StringIO(text, newline="")))[1:]
+    return [[c for i, c in enumerate(r) if i != drop] for r in rows]
+
+
+TABLES_JS = """(function () {
+  function rows(id) {
+    return Array.from(document.querySelectorAll('#' + id + ' tbody tr')).map(function (tr) {
+      return Array.from(tr.children).map(function (td) {
+        return td.hasAttribute('data-v') ? td.getAttribute('data-v') : td.textContent; });
+    });
+  }
+  return {ops: rows('ops'), kernels: rows('kernels-table')};
+})()"""
+
+FLAME_JS = """(function () {
+  var s = document.documentElement;
+  return {ready: s.getAttribute('data-ready'), total: s.getAttribute('data-total'),
+          inner: s.getAttribute('data-inner'), pwned: typeof window.pwned,
+          handlers: Array.from(document.querySelectorAll('*')).filter(function (e) {
+            return Array.from(e.attributes).some(function (a) { return /^on/i.test(a.name); });
+          }).length,
+          scripts: document.getElementsByTagName('script').length,
+          frames: Array.from(document.querySelectorAll('#frames > g')).map(function (g) {
+            return [g.querySelector('title').textContent, g.getAttribute('data-o'),
+                    g.getAttribute('data-v'), g.querySelector('rect').getAttribute('width')];
+          })};
+})()"""
+
+HOSTILE_JS = """(function () {
+  var all = Array.from(document.querySelectorAll('*'));
+  return {title: document.title, pwned: typeof window.pwned,
+          handlers: all.filter(function (e) {
+            return Array.from(e.attributes).some(function (a) { return /^on/i.test(a.name); });
+          }).map(function (e) { return e.tagName; }),
+          foreign: document.querySelectorAll('img, svg, circle, b, body style, object, embed')
+                       .length,
+          scripts: document.getElementsByTagName('script').length,
+          styles: document.getElementsByTagName('style').length,
+          frames: document.getElementsByTagName('iframe').length,
+          visible: getComputedStyle(document.body).display};
+})()"""
+
+# Sort by a column twice and filter; returns what the rows look like after each step.
+def interact_js(col, term):
+    return """(function () {
+  var t = document.getElementById('ops'), th = t.querySelectorAll('thead th')[%d], out = {};
+  function col() {
+    return Array.from(t.querySelectorAll('tbody tr')).map(function (tr) {
+      return +tr.children[%d].getAttribute('data-v'); });
+  }
+  th.click(); out.desc = col(); out.descClass = th.className;
+  th.click(); out.asc = col(); out.ascClass = th.className;
+  var box = document.getElementById('ops-filter');
+  box.value = %s; box.dispatchEvent(new Event('input'));
+  out.shown = Array.from(t.querySelectorAll('tbody tr')).filter(function (tr) {
+    return !tr.classList.contains('hidden'); }).map(function (tr) {
+    return tr.children[0].textContent; });
+  out.count = document.getElementById('ops-count').textContent;
+  box.value = ''; box.dispatchEvent(new Event('input'));
+  return out;
+})()""" % (col, col, json_str(term))
+
+
+def json_str(s):
+    import json
+    return json.dumps(s)
+
+
+def svg_frames(path):
+    root = ET.parse(path).getroot()
+    box = [g for g in root.iter(NS + "g") if g.get("id") == "frames"][0]
+    return root.get("data-total"), [[g.find(NS + "title").text or "", g.get("data-o"),
+                                     g.get("data-v")] for g in box]
+
+
+def same_cells(a, b):
+    if a == b:
+        return True
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return False
+
+
+def compare_rows(label, got, want):
+    if len(got) != len(want):
+        fail("%s: %d rows in the page, %d in the csv" % (label, len(got), len(want)))
+    for i, (g, w) in enumerate(zip(got, want)):
+        if len(g) != len(w) or not all(same_cells(x, y) for x, y in zip(g, w)):
+            fail("%s: row %d is %r in the page, %r in the csv" % (label, i, g, w))
+            return
+
+
+def check(browser, tconv, work, name, inp):
+    page = os.path.join(work, name + ".html")
+    svg = os.path.join(work, name + ".svg")
+    run(tconv, "-o", page, inp)
+    run(tconv, "-o", svg, inp)
+    url = pathlib.Path(page).resolve().as_uri()
+    b = cdp.Chromium(browser, work)
+    try:
+        s = b.open_page()
+        b.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 2400,
+                                                      "deviceScaleFactor": 1, "mobile": False},
+               session=s)
+        b.send("Page.navigate", {"url": url}, session=s)
+        end = time.time() + 60
+        while time.time() < end:
+            b.pump(0.2)
+            if b.evaluate(s, "document.body && document.body.getAttribute('data-ready')") == "1":
+                break
+        else:
+            fail("%s: the page's script did not run to its end" % name)
+            return
+        frames = [k for k, v in b.sessions.items() if v.get("type") == "iframe"]
+        end = time.time() + 30
+        flame = None
+        while time.time() < end:
+            b.pump(0.2)
+            frames = [k for k, v in b.sessions.items() if v.get("type") == "iframe"]
+            if frames:
+                flame = b.evaluate(frames[0], FLAME_JS)
+                if flame and flame["ready"] == "1":
+                    break
+        b.pump(0.5)
+
+        # 1. the tables are the csv writer's
+        got = b.evaluate(s, TABLES_JS)
+        compare_rows(name + " ops", got["ops"], csv_rows(tconv, inp, "ops", 5))
+        compare_rows(name + " kernels", got["kernels"], csv_rows(tconv, inp, "kernels", 3))
+
+        # 2. the flame graph is the flamegraph writer's, whole
+        total, want = svg_frames(svg)
+        if not flame or flame["ready"] != "1":
+            fail("%s: the flame graph's script did not run (%s)" % (name, flame and flame["ready"]))
+        else:
+            if flame["total"] != total:
+                fail("%s: flame graph total %s, the flamegraph writer's %s" % (name, flame["total"],
+                                                                          total))
+            if sorted(f[:3] for f in flame["frames"]) != sorted(want):
+                fail("%s: the flame graph's frames differ from the flamegraph writer's" % name)
+            root = [f for f in flame["frames"] if f[1] == "0" and f[0].startswith("all (")]
+            if int(total) > 0 and (not root or root[0][2] != total or
+                                   abs(float(root[0][3]) - float(flame["inner"])) > 0.05):
+                fail("%s: the root frame %s does not span the total %s over %s px"
+                     % (name, root, total, flame["inner"]))
+            if flame["pwned"] != "undefined" or flame["handlers"] or flame["scripts"] != 1:
+                fail("%s: the flame graph ran or holds markup of the trace: %s"
+                     % (name, {k: flame[k] for k in ("pwned", "handlers", "scripts")}))
+
+        # 3. sorting and filtering
+        ops = got["ops"]
+        if len(ops) >= 2:
+            term = ops[len(ops) // 2][0][:6].lower()
+            r = b.evaluate(s, interact_js(4, term))
+            if r["desc"] != sorted(r["desc"], reverse=True) or r["asc"] != sorted(r["desc"]) \
+                    or "sorted-desc" not in r["descClass"] or "sorted-asc" not in r["ascClass"]:
+                fail("%s: clicking 'host self' does not sort both ways: %s" % (name, r))
+            want_shown = [o[0] for o in ops if term in o[0].lower()]
+            if sorted(r["shown"]) != sorted(want_shown) or \
+                    r["count"] != "%d of %d rows" % (len(want_shown), len(ops)):
+                fail("%s: filter %r shows %d rows (%s), expected %d" % (name, term, len(r["shown"]),
+                                                                       r["count"], len(want_shown)))
+
+        # 4. hostile names stay text
+        if name.startswith("hostile"):
+            h = b.evaluate(s, HOSTILE_JS)
+            if h["title"] != "tconv report" or h["pwned"] != "undefined" or h["handlers"] or \
+                    h["foreign"] or h["scripts"] != 2 or h["styles"] != 1 or h["frames"] != 1 \
+                    or h["visible"] == "none":
+                fail("%s: the trace's markup took effect: %s" % (name, h))
+            names = [o[0] for o in ops]
+            if not any("</script>" in n for n in names) or not any("<img" in n for n in names) \
+                    or not any("\ufffd" in n for n in names):
+                fail("%s: the hostile names are not shown as text: %s" % (name, names))
+            if flame and not any("</script>" in f[0] for f in flame["frames"]):
+                fail("%s: the flame graph does not show the hostile names as text" % name)
+
+        # 5. console and network, of the page and of the flame graph's frame
+        for e in b.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.consoleAPICalled":
+                fail("%s: console.%s: %s" % (name, p.get("type"), p.get("args")))
+            elif m == "Runtime.exceptionThrown":
+                fail("%s: exception: %s" % (name, p.get("exceptionDetails", {}).get("text")))
+            elif m == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
+                fail("%s: log %s: %s" % (name, p["entry"]["level"], p["entry"]["text"]))
+            elif m == "Network.requestWillBeSent":
+                u = p["request"]["url"]
+                if u != url and not u.startswith("data:image/svg+xml;base64,"):
+                    fail("%s: a request for %s" % (name, u[:200]))
+
+        # 6. the screenshot, an artifact
+        shot = b.send("Page.captureScreenshot", {"format": "png"}, session=s)
+        out = os.path.join(work, name + ".png")
+        with open(out, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        print("%s: %d ops, %d kernels, %d flame frames; screenshot %s"
+              % (name, len(ops), len(got["kernels"]), len(flame["frames"]) if flame else 0, out))
+    finally:
+        b.close()
+
+
+def main():
+    browser, tconv, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    probe = os.path.join(work, "probe.html")
+    with open(probe, "w") as f:
+        f.write("<!DOCTYPE html><body><script>document.body.setAttribute('data-ran','1')"
+                "</script></body>\n")
+    try:
+        b = cdp.Chromium(browser, work)
+        s = b.open_page()
+        b.send("Page.navigate", {"url": pathlib.Path(probe).resolve().as_uri()}, session=s)
+        b.pump(1)
+        ran = b.evaluate(s, "document.body && document.body.getAttribute('data-ran')")
+        b.close()
+    except (OSError, EOFError, TimeoutError, RuntimeError) as e:
+        print("chromium cannot run here (%s): skipped" % e)
+        return 77
+    if ran != "1":
+        print("chromium does not run scripts here: skipped")
+        return 77
+    for case in sys.argv[4:]:
+        name, inp = case.split("=", 1)
+        check(browser, tconv, work, name, inp)
+    if FAILS:
+        print("%d checks failed" % len(FAILS))
+        return 1
+    print("ok: %d reports" % (len(sys.argv) - 4))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
