@@ -10,6 +10,8 @@ foreach(pair "JS;html_script;</script" "CSS;html_style;</style")
   list(GET pair 2 end)
   file(READ ${${var}} text)
   string(TOLOWER "${text}" lower)
+  # the SVG namespace is a name, never fetched
+  string(REPLACE "http://www.w3.org/2000/svg" "" lower "${lower}")
   foreach(bad "${end}" "<!--" "http:" "https:" "@import" "url(")
     string(FIND "${lower}" "${bad}" at)
     if(NOT at EQUAL -1)

@@ -193,7 +193,92 @@
               }), null, ["kernels-filter", "kernels-count"]);
     }
 
+    function bytes(v) {
+        var a = Math.abs(v);
+        if (a >= 1073741824) return (v / 1073741824).toFixed(2) + " GiB";
+        if (a >= 1048576) return (v / 1048576).toFixed(1) + " MiB";
+        if (a >= 1024) return (v / 1024).toFixed(1) + " KiB";
+        return v + " B";
+    }
+
+    // Allocated and reserved bytes over time: one step line per device and measure.
+    function memory() {
+        var box = document.getElementById("memory-chart");
+        var series = data.memory.series;
+        if (!series.length) {
+            box.appendChild(el("p", "No memory events in the trace (the PyTorch profiler " +
+                               "records them with profile_memory=True).", "empty"));
+            return;
+        }
+        var NS = "http://www.w3.org/2000/svg";
+        var W = 1200, H = 320, L = 80, R = 16, T = 12, B = 28;
+        var span = data.span && data.span[2] > 0 ? data.span[2] : 1, top = 0;
+        series.forEach(function (s) {
+            s.points.forEach(function (p) {
+                if (p[1] > top) top = p[1];
+            });
+        });
+        if (top <= 0) top = 1;
+        function svgEl(tag, attrs, text) {
+            var e = document.createElementNS(NS, tag);
+            Object.keys(attrs).forEach(function (k) {
+                e.setAttribute(k, String(attrs[k]));
+            });
+            if (text !== undefined) e.textContent = text;
+            return e;
+        }
+        function x(t) {
+            return L + (W - L - R) * t / span;
+        }
+        function y(v) {
+            return T + (H - T - B) * (1 - v / top);
+        }
+        var svg = svgEl("svg", {width: W, height: H, viewBox: "0 0 " + W + " " + H,
+                                role: "img", "aria-label": "memory over time"});
+        svg.appendChild(svgEl("rect", {x: L, y: T, width: W - L - R, height: H - T - B,
+                                       fill: "#fafafa", stroke: "#ccc"}));
+        for (var i = 0; i <= 4; i++) {
+            var v = top * i / 4, t = span * i / 4;
+            svg.appendChild(svgEl("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end",
+                                           "font-size": 11}, bytes(Math.round(v))));
+            svg.appendChild(svgEl("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#eee"}));
+            svg.appendChild(svgEl("text", {x: x(t), y: H - 8, "text-anchor": "middle",
+                                           "font-size": 11}, dur(Math.round(t))));
+        }
+        var colours = ["#4c78a8", "#e45756", "#54a24b", "#f58518", "#b279a2", "#72b7b2",
+                       "#eeca3b", "#9d755d"];
+        var legend = document.getElementById("memory-legend"), devices = {};
+        series.forEach(function (s) {
+            if (!(s.label in devices)) devices[s.label] = Object.keys(devices).length;
+            var colour = colours[devices[s.label] % colours.length], pts = [], prev = null, peak = 0;
+            s.points.forEach(function (p) {
+                if (prev !== null) pts.push(x(p[0]).toFixed(1) + "," + y(prev).toFixed(1));
+                pts.push(x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1));
+                prev = p[1];
+                if (p[1] > peak) peak = p[1];
+            });
+            var line = svgEl("polyline", {points: pts.join(" "), fill: "none", stroke: colour,
+                                          "stroke-width": 1.5});
+            if (s.measure === "reserved") line.setAttribute("stroke-dasharray", "5,3");
+            line.setAttribute("data-label", s.label);
+            line.setAttribute("data-measure", s.measure);
+            line.setAttribute("data-n", String(s.points.length));
+            line.setAttribute("data-max", String(peak));
+            svg.appendChild(line);
+            var li = el("li");
+            var sw = el("span", null, "swatch");
+            sw.style.background = colour;
+            li.appendChild(sw);
+            li.appendChild(document.createTextNode(s.label + " " + s.measure + ": peak " +
+                bytes(peak) + " (" + s.count + " points" +
+                (s.points.length < s.count ? ", " + s.points.length + " drawn" : "") + ")"));
+            legend.appendChild(li);
+        });
+        box.appendChild(svg);
+    }
+
     overview();
     tables();
+    memory();
     document.body.setAttribute("data-ready", "1");
 })();

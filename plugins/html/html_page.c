@@ -35,7 +35,8 @@ static const char html_body[] =
     "</style>\n</head>\n<body>\n"
     "<header><h1 id=\"title\"></h1><p id=\"inputs\"></p>\n"
     "<nav><a href=\"#overview\">Overview</a> <a href=\"#operators\">Operators</a> "
-    "<a href=\"#kernels\">Kernels</a> <a href=\"#flame\">Flame graph</a></nav></header>\n"
+    "<a href=\"#kernels\">Kernels</a> <a href=\"#flame\">Flame graph</a> "
+    "<a href=\"#memory\">Memory</a></nav></header>\n"
     "<section id=\"overview\"><h2>Overview</h2>\n"
     "<dl id=\"trace\"></dl>\n"
     "<h3>Step time breakdown</h3><div id=\"steps\"></div>\n"
@@ -52,6 +53,13 @@ static const char html_body[] =
     "<section id=\"flame\"><h2>Flame graph: CPU self time</h2>\n"
     "<p class=\"note\">Click a frame to zoom, Search to highlight; the graph is the one "
     "<code>tconv -w flamegraph</code> draws.</p>\n";
+
+static const char html_memory_section[] =
+    "<section id=\"memory\"><h2>Memory</h2>\n"
+    "<p class=\"note\">Allocated and reserved bytes per device, from the trace's memory "
+    "events (the rows of <code>tconv -w csv -W table=memory</code>); long series keep the lowest "
+    "and highest point of each of 500 slices of the trace.</p>\n"
+    "<div id=\"memory-chart\"></div><ul id=\"memory-legend\"></ul></section>\n";
 
 tconv_status html_page(html_writer *w)
 {
@@ -73,7 +81,9 @@ tconv_status html_page(html_writer *w)
                    w->flame_width, height);
     html_base64(b, (const unsigned char *)svg.p, svg.len);
     csv_buf_free(&svg);
-    csv_buf_cstr(b, "\"></iframe></section>\n<script type=\"application/json\" id=\"data\">");
+    csv_buf_cstr(b, "\"></iframe></section>\n");
+    csv_buf_cstr(b, html_memory_section);
+    csv_buf_cstr(b, "<script type=\"application/json\" id=\"data\">");
     html_data(w, b);
     csv_buf_cstr(b, "</script>\n<script>\n");
     csv_buf_cstr(b, html_script);

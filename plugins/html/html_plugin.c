@@ -38,6 +38,7 @@ static tconv_status html_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     w->ops = csv_ops_new(ctx, &w->kineto);
     w->kernels = csv_kernels_new(ctx, &w->kineto);
     csv_stacks_init(&w->stacks, ctx);
+    w->memory = csv_memory_new(ctx);
     summary_steps_init(&w->steps, ctx, &w->kineto);
     summary_gpu_init(&w->gpu, ctx, &w->kineto);
     *state = w;
@@ -54,6 +55,7 @@ static void html_hue(html_writer *w, const tconv_span *s)
 static tconv_status html_event(void *state, const tconv_event *ev)
 {
     html_writer *w = state;
+    csv_memory_event(w->memory, ev);
     switch (tconv_spanwalk_event(w->walk, ev)) {
     case TCONV_WALK_BEGIN:
         csv_ops_begin(w->ops, w->walk);
@@ -113,6 +115,7 @@ static void html_destroy(void *state)
     csv_ops_free(w->ops);
     csv_kernels_free(w->kernels);
     csv_stacks_free(&w->stacks);
+    csv_memory_free(w->memory);
     summary_steps_free(&w->steps);
     summary_gpu_free(&w->gpu);
     csv_kineto_free(&w->kineto);
@@ -134,7 +137,7 @@ static const tconv_writer_class html_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "html",
     .description = "self-contained HTML report: overview, step breakdown, GPU utilisation, "
-                   "advice, operators and kernels tables, CPU flame graph",
+                   "advice, operators and kernels tables, CPU flame graph, memory timeline",
     .options = html_options,
     .accepts = TCONV_KINDS_ALL,
     /* Self times, the op tree and the step breakdown need each track ordered and nested. */

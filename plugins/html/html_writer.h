@@ -9,6 +9,7 @@
 #include "csv_buf.h"
 #include "csv_kernels.h"
 #include "csv_kineto.h"
+#include "csv_memory.h"
 #include "csv_ops.h"
 #include "csv_stacks.h"
 #include "summary_gpu.h"
@@ -27,6 +28,7 @@ typedef struct html_writer {
     csv_ops *ops;
     csv_kernels *kernels;
     csv_stacks stacks;
+    csv_memory *memory;
     summary_steps steps;
     summary_gpu gpu;
     tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
@@ -43,6 +45,10 @@ void html_data(html_writer *w, csv_buf *b);
 
 /* html_flame.c: the CPU self-time flame graph as an SVG in b; its height in pixels. */
 tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
+
+/* html_memory.c: "memory":{...}, the memory chart's series. */
+#define HTML_MEMORY_BUCKETS 500
+void html_memory(html_writer *w, csv_buf *b);
 
 /* html_page.c */
 tconv_status html_page(html_writer *w);

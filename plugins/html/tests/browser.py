@@ -10,7 +10,9 @@ cell; the flame graph (a sandboxed frame) ran its own script, its total is the o
 `tconv -w flamegraph` and its frames are that SVG's (name, offset, value), the root spanning the
 full width; clicking a number's header sorts by that column, largest first, and again smallest first; and the filter box shows exactly
 the rows whose name holds the text; nothing was written on the console, no exception, and no
-request other than the page itself and the flame graph's data: URL. For an input named
+request other than the page itself and the flame graph's data: URL. The memory chart's points
+are rows of `tconv -w csv -W table=memory`, at most two per slice of the bound, the lowest and
+highest value of every series kept, each drawn as a line with its peak. For an input named
 hostile*: the trace's names, which try to end the script element, add elements with event
 handlers and set a global or document.title, are shown as text and none of their markup or
 script exists or ran, in the page or in the flame graph. A screenshot of each report goes to
@@ -141,6 +143,53 @@ def compare_rows(label, got, want):
             return
 
 
+MEMORY_JS = """(function () {
+  var d = JSON.parse(document.getElementById('data').textContent);
+  return {start: d.span ? d.span[0] : '0', buckets: d.memory.buckets, series: d.memory.series,
+          lines: Array.from(document.querySelectorAll('#memory-chart polyline')).map(function (l) {
+            return [l.getAttribute('data-label'), l.getAttribute('data-measure'),
+                    l.getAttribute('data-n'), l.getAttribute('data-max')]; })};
+})()"""
+
+
+def check_memory(b, s, tconv, inp, name):
+    text = run(tconv, "-w", "csv", "-W", "table=memory", "-W", "eol=lf", inp)
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    m = b.evaluate(s, MEMORY_JS)
+    start = int(m["start"])
+    want = {}
+    for r in rows:
+        for measure, col in (("allocated", "total_allocated"), ("reserved", "total_reserved")):
+            if r[col] != "":
+                want.setdefault((r["device"] or "memory", measure), []).append(
+                    (int(r["ts_ns"]) - start, float(r[col])))
+    got = {(x["label"], x["measure"]): x for x in m["series"]}
+    if sorted(got) != sorted(want):
+        fail("%s memory: series %s in the page, %s in the csv" % (name, sorted(got), sorted(want)))
+        return
+    lines = {(l[0], l[1]): l for l in m["lines"]}
+    for key, pts in want.items():
+        page = [(p[0], float(p[1])) for p in got[key]["points"]]
+        if got[key]["count"] != len(pts):
+            fail("%s memory %s: %d points counted, %d csv rows" % (name, key, got[key]["count"],
+                                                                  len(pts)))
+        if len(page) > 2 * m["buckets"]:
+            fail("%s memory %s: %d points, over the bound %d" % (name, key, len(page),
+                                                                 2 * m["buckets"]))
+        rowset = set(pts)
+        if not all(p in rowset for p in page) or page != sorted(page, key=lambda p: p[0]):
+            fail("%s memory %s: points that are not csv rows, or out of time order" % (name, key))
+        peak = max(v for _, v in pts)
+        if max(v for _, v in page) != peak or min(v for _, v in page) != min(v for _, v in pts):
+            fail("%s memory %s: the lowest or highest value was lost" % (name, key))
+        line = lines.get(key)
+        if not line or int(line[2]) != len(page) or float(line[3]) != peak:
+            fail("%s memory %s: drawn as %s, peak %s over %d points" % (name, key, line, peak,
+                                                                      len(page)))
+        print("%s memory %s: %d csv rows, %d in the page" % (name, "/".join(key), len(pts),
+                                                            len(page)))
+
+
 def check(browser, tconv, work, name, inp):
     page = os.path.join(work, name + ".html")
     svg = os.path.join(work, name + ".svg")
@@ -179,7 +228,10 @@ def check(browser, tconv, work, name, inp):
         compare_rows(name + " ops", got["ops"], csv_rows(tconv, inp, "ops", 5))
         compare_rows(name + " kernels", got["kernels"], csv_rows(tconv, inp, "kernels", 3))
 
-        # 2. the flame graph is the flamegraph writer's, whole
+        # 2. the memory chart's points are rows of the csv memory table, peaks kept
+        check_memory(b, s, tconv, inp, name)
+
+        # 3. the flame graph is the flamegraph writer's, whole
         total, want = svg_frames(svg)
         if not flame or flame["ready"] != "1":
             fail("%s: the flame graph's script did not run (%s)" % (name, flame and flame["ready"]))
@@ -198,7 +250,7 @@ def check(browser, tconv, work, name, inp):
                 fail("%s: the flame graph ran or holds markup of the trace: %s"
                      % (name, {k: flame[k] for k in ("pwned", "handlers", "scripts")}))
 
-        # 3. sorting and filtering
+        # 4. sorting and filtering
         ops = got["ops"]
         if len(ops) >= 2:
             term = ops[len(ops) // 2][0][:6].lower()
@@ -212,7 +264,7 @@ def check(browser, tconv, work, name, inp):
                 fail("%s: filter %r shows %d rows (%s), expected %d" % (name, term, len(r["shown"]),
                                                                        r["count"], len(want_shown)))
 
-        # 4. hostile names stay text
+        # 5. hostile names stay text
         if name.startswith("hostile"):
             h = b.evaluate(s, HOSTILE_JS)
             if h["title"] != "tconv report" or h["pwned"] != "undefined" or h["handlers"] or \
@@ -226,7 +278,7 @@ def check(browser, tconv, work, name, inp):
             if flame and not any("</script>" in f[0] for f in flame["frames"]):
                 fail("%s: the flame graph does not show the hostile names as text" % name)
 
-        # 5. console and network, of the page and of the flame graph's frame
+        # 6. console and network, of the page and of the flame graph's frame
         for e in b.events:
             m, p = e.get("method"), e.get("params", {})
             if m == "Runtime.consoleAPICalled":
@@ -240,7 +292,7 @@ def check(browser, tconv, work, name, inp):
                 if u != url and not u.startswith("data:image/svg+xml;base64,"):
                     fail("%s: a request for %s" % (name, u[:200]))
 
-        # 6. the screenshot, an artifact
+        # 7. the screenshot, an artifact
         shot = b.send("Page.captureScreenshot", {"format": "png"}, session=s)
         out = os.path.join(work, name + ".png")
         with open(out, "wb") as f:
