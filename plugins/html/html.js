@@ -277,8 +277,55 @@
         box.appendChild(svg);
     }
 
+    // Step time per rank: one bar per input, scaled to the longest mean step.
+    function ranks() {
+        var box = document.getElementById("ranks-view");
+        if (data.ranks.length < 2) {
+            box.appendChild(el("p", "One input: give several (the ranks of a job) to compare " +
+                               "them.", "empty"));
+            return;
+        }
+        var longest = 0;
+        data.ranks.forEach(function (r) {
+            if (r.mean > longest) longest = r.mean;
+        });
+        var t = el("table", null, "ranks");
+        t.id = "ranks-table";
+        var head = el("tr");
+        ["rank", "input", "steps", "mean step", "breakdown"].forEach(function (h, i) {
+            head.appendChild(el("th", h, i === 1 || i === 4 ? "text" : null));
+        });
+        var thead = el("thead"), tbody = el("tbody");
+        thead.appendChild(head);
+        t.appendChild(thead);
+        data.ranks.forEach(function (r) {
+            var tr = el("tr", null, r.slowest ? "slowest" : null);
+            tr.appendChild(el("td", r.rank === null ? "-" : r.rank));
+            tr.appendChild(el("td", r.name + (r.slowest ? "  (slowest)" : ""), "text"));
+            tr.appendChild(el("td", r.used + (r.used !== r.found ? " of " + r.found : "")));
+            var m = el("td", r.used ? dur(r.mean) : "-");
+            m.setAttribute("data-v", String(r.mean));
+            tr.appendChild(m);
+            var cellBar = el("td", null, "text");
+            var bar = el("div", null, "bar");
+            bar.style.width = (longest > 0 ? 100 * r.mean / longest : 0) + "%";
+            r.roles.forEach(function (v, i) {
+                var part = el("div", null, "r" + i);
+                part.style.width = (r.mean > 0 ? 100 * v / r.mean : 0) + "%";
+                part.title = data.steps.roles[i][0] + ": " + dur(v);
+                bar.appendChild(part);
+            });
+            cellBar.appendChild(bar);
+            tr.appendChild(cellBar);
+            tbody.appendChild(tr);
+        });
+        t.appendChild(tbody);
+        box.appendChild(t);
+    }
+
     overview();
     tables();
     memory();
+    ranks();
     document.body.setAttribute("data-ready", "1");
 })();

@@ -36,7 +36,7 @@ static const char html_body[] =
     "<header><h1 id=\"title\"></h1><p id=\"inputs\"></p>\n"
     "<nav><a href=\"#overview\">Overview</a> <a href=\"#operators\">Operators</a> "
     "<a href=\"#kernels\">Kernels</a> <a href=\"#flame\">Flame graph</a> "
-    "<a href=\"#memory\">Memory</a></nav></header>\n"
+    "<a href=\"#memory\">Memory</a> <a href=\"#ranks\">Ranks</a></nav></header>\n"
     "<section id=\"overview\"><h2>Overview</h2>\n"
     "<dl id=\"trace\"></dl>\n"
     "<h3>Step time breakdown</h3><div id=\"steps\"></div>\n"
@@ -59,7 +59,11 @@ static const char html_memory_section[] =
     "<p class=\"note\">Allocated and reserved bytes per device, from the trace's memory "
     "events (the rows of <code>tconv -w csv -W table=memory</code>); long series keep the lowest "
     "and highest point of each of 500 slices of the trace.</p>\n"
-    "<div id=\"memory-chart\"></div><ul id=\"memory-legend\"></ul></section>\n";
+    "<div id=\"memory-chart\"></div><ul id=\"memory-legend\"></ul></section>\n"
+    "<section id=\"ranks\"><h2>Ranks</h2>\n"
+    "<p class=\"note\">With several inputs, each one's step-time breakdown alone; the rank "
+    "with the longest mean step is marked.</p>\n"
+    "<div id=\"ranks-view\"></div></section>\n";
 
 tconv_status html_page(html_writer *w)
 {

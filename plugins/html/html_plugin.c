@@ -75,6 +75,7 @@ static tconv_status html_event(void *state, const tconv_event *ev)
         const tconv_span *s = tconv_spanwalk_span(w->work);
         csv_stacks_span_end(&w->stacks, s);
         summary_steps_span(&w->steps, s);
+        html_ranks_span(w, s);
         summary_gpu_span(&w->gpu, s);
         html_hue(w, s);
         break;
@@ -117,6 +118,7 @@ static void html_destroy(void *state)
     csv_stacks_free(&w->stacks);
     csv_memory_free(w->memory);
     summary_steps_free(&w->steps);
+    html_ranks_free(w);
     summary_gpu_free(&w->gpu);
     csv_kineto_free(&w->kineto);
     tconv_map_free(&w->hue);
@@ -136,8 +138,9 @@ static uint32_t html_needs(const tconv_options *o)
 static const tconv_writer_class html_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "html",
-    .description = "self-contained HTML report: overview, step breakdown, GPU utilisation, "
-                   "advice, operators and kernels tables, CPU flame graph, memory timeline",
+    .description =
+        "self-contained HTML report: overview, step breakdown, GPU utilisation, "
+        "advice, operators and kernels tables, CPU flame graph, memory timeline, per-rank steps",
     .options = html_options,
     .accepts = TCONV_KINDS_ALL,
     /* Self times, the op tree and the step breakdown need each track ordered and nested. */

@@ -31,6 +31,10 @@ typedef struct html_writer {
     csv_memory *memory;
     summary_steps steps;
     summary_gpu gpu;
+    /* With several inputs (ranks), each one's steps alone as well: the per-rank comparison. */
+    summary_steps *rank_steps;
+    size_t nranks;
+    int per_rank;      /* 0: not known yet; 1: one input; 2: several */
     tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
     uint64_t not_work; /* spans left out of the work walk */
     csv_buf page, tmp;
@@ -45,6 +49,11 @@ void html_data(html_writer *w, csv_buf *b);
 
 /* html_flame.c: the CPU self-time flame graph as an SVG in b; its height in pixels. */
 tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
+
+/* html_ranks.c: "ranks":[...], each input's steps, slowest first marked. */
+void html_ranks_span(html_writer *w, const tconv_span *s);
+void html_ranks(html_writer *w, csv_buf *b);
+void html_ranks_free(html_writer *w);
 
 /* html_memory.c: "memory":{...}, the memory chart's series. */
 #define HTML_MEMORY_BUCKETS 500

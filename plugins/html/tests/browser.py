@@ -2,7 +2,7 @@
 """HTML reports in a real browser: headless chromium, driven over the DevTools protocol
 (cdp.py), loads each report from file:// and the DOM is checked after the page's script ran.
 
-usage: browser.py CHROMIUM TCONV WORKDIR NAME=INPUT...
+usage: browser.py CHROMIUM TCONV WORKDIR NAME=INPUT[+INPUT...]...
 
 For every report: the page's script ran to its end; the operators and kernels tables hold
 exactly the rows of `tconv -w csv -W table=ops|kernels` for the same input, in order, cell for
@@ -12,7 +12,9 @@ full width; clicking a number's header sorts by that column, largest first, and 
 the rows whose name holds the text; nothing was written on the console, no exception, and no
 request other than the page itself and the flame graph's data: URL. The memory chart's points
 are rows of `tconv -w csv -W table=memory`, at most two per slice of the bound, the lowest and
-highest value of every series kept, each drawn as a line with its peak. For an input named
+highest value of every series kept, each drawn as a line with its peak. With several inputs, the
+ranks table has one row per input whose mean step is the one of that input's own report, and
+exactly the row of the longest mean step is marked slowest. For an input named
 hostile*: the trace's names, which try to end the script element, add elements with event
 handlers and set a global or document.title, are shown as text and none of their markup or
 script exists or ran, in the page or in the flame graph. A screenshot of each report goes to
@@ -49,7 +51,7 @@ def run(tconv, *args):
 
 
 def csv_rows(tconv, inp, table, drop):
-    text = run(tconv, "-w", "csv", "-W", "table=" + table, "-W", "eol=lf", inp)
+    text = run(tconv, "-w", "csv", "-W", "table=" + table, "-W", "eol=lf", *inp)
     rows = list(csv.reader(io.StringIO(text, newline="")))[1:]
     return [[c for i, c in enumerate(r) if i != drop] for r in rows]
 
@@ -153,7 +155,7 @@ MEMORY_JS = """(function () {
 
 
 def check_memory(b, s, tconv, inp, name):
-    text = run(tconv, "-w", "csv", "-W", "table=memory", "-W", "eol=lf", inp)
+    text = run(tconv, "-w", "csv", "-W", "table=memory", "-W", "eol=lf", *inp)
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     m = b.evaluate(s, MEMORY_JS)
     start = int(m["start"])
@@ -190,11 +192,43 @@ def check_memory(b, s, tconv, inp, name):
                                                             len(page)))
 
 
+RANKS_JS = """Array.from(document.querySelectorAll('#ranks-table tbody tr')).map(function (tr) {
+  return [tr.className, tr.children[3].getAttribute('data-v'), tr.children[1].textContent]; })"""
+
+
+def page_data(path):
+    import json
+    import re
+    text = open(path, encoding="utf-8").read()
+    return json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                text, re.S).group(1))
+
+
+def check_ranks(b, s, tconv, work, name, inp):
+    rows = b.evaluate(s, RANKS_JS)
+    if len(rows) != len(inp):
+        fail("%s ranks: %d rows for %d inputs" % (name, len(rows), len(inp)))
+        return
+    means = []
+    for i, one in enumerate(inp):
+        alone = os.path.join(work, "%s-input%d.html" % (name, i))
+        run(tconv, "-o", alone, one)
+        means.append(page_data(alone)["steps"]["mean"])
+        if rows[i][1] != str(means[-1]):
+            fail("%s ranks: input %d has mean step %s, %d in its own report" % (name, i, rows[i][1],
+                                                                                means[-1]))
+    want = [i for i, m in enumerate(means) if m == max(means)][:1]
+    got = [i for i, r in enumerate(rows) if "slowest" in r[0].split()]
+    if got != want or "(slowest)" not in rows[want[0]][2]:
+        fail("%s ranks: rows %s marked slowest, expected %s" % (name, got, want))
+    print("%s ranks: mean steps %s, slowest input %s" % (name, means, want))
+
+
 def check(browser, tconv, work, name, inp):
     page = os.path.join(work, name + ".html")
     svg = os.path.join(work, name + ".svg")
-    run(tconv, "-o", page, inp)
-    run(tconv, "-o", svg, inp)
+    run(tconv, "-o", page, *inp)
+    run(tconv, "-o", svg, *inp)
     url = pathlib.Path(page).resolve().as_uri()
     b = cdp.Chromium(browser, work)
     try:
@@ -250,7 +284,11 @@ def check(browser, tconv, work, name, inp):
                 fail("%s: the flame graph ran or holds markup of the trace: %s"
                      % (name, {k: flame[k] for k in ("pwned", "handlers", "scripts")}))
 
-        # 4. sorting and filtering
+        # 4. one row per rank, each as its input alone, the slowest marked
+        if len(inp) > 1:
+            check_ranks(b, s, tconv, work, name, inp)
+
+        # 5. sorting and filtering
         ops = got["ops"]
         if len(ops) >= 2:
             term = ops[len(ops) // 2][0][:6].lower()
@@ -264,7 +302,7 @@ def check(browser, tconv, work, name, inp):
                 fail("%s: filter %r shows %d rows (%s), expected %d" % (name, term, len(r["shown"]),
                                                                        r["count"], len(want_shown)))
 
-        # 5. hostile names stay text
+        # 6. hostile names stay text
         if name.startswith("hostile"):
             h = b.evaluate(s, HOSTILE_JS)
             if h["title"] != "tconv report" or h["pwned"] != "undefined" or h["handlers"] or \
@@ -278,7 +316,7 @@ def check(browser, tconv, work, name, inp):
             if flame and not any("</script>" in f[0] for f in flame["frames"]):
                 fail("%s: the flame graph does not show the hostile names as text" % name)
 
-        # 6. console and network, of the page and of the flame graph's frame
+        # 7. console and network, of the page and of the flame graph's frame
         for e in b.events:
             m, p = e.get("method"), e.get("params", {})
             if m == "Runtime.consoleAPICalled":
@@ -292,7 +330,7 @@ def check(browser, tconv, work, name, inp):
                 if u != url and not u.startswith("data:image/svg+xml;base64,"):
                     fail("%s: a request for %s" % (name, u[:200]))
 
-        # 7. the screenshot, an artifact
+        # 8. the screenshot, an artifact
         shot = b.send("Page.captureScreenshot", {"format": "png"}, session=s)
         out = os.path.join(work, name + ".png")
         with open(out, "wb") as f:
@@ -325,7 +363,7 @@ def main():
         return 77
     for case in sys.argv[4:]:
         name, inp = case.split("=", 1)
-        check(browser, tconv, work, name, inp)
+        check(browser, tconv, work, name, inp.split("+"))
     if FAILS:
         print("%d checks failed" % len(FAILS))
         return 1
