@@ -211,7 +211,7 @@
             return;
         }
         var NS = "http://www.w3.org/2000/svg";
-        var W = 1200, H = 320, L = 80, R = 16, T = 12, B = 28;
+        var W = 1200, H = 320, L = 80, R = 40, T = 12, B = 28;
         var span = data.span && data.span[2] > 0 ? data.span[2] : 1, top = 0;
         series.forEach(function (s) {
             s.points.forEach(function (p) {
