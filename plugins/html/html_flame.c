@@ -26,21 +26,14 @@ tconv_status html_flame(html_writer *w, csv_buf *b, int *height)
     flamegraph_tree *tree = flamegraph_tree_new(tconv_string_intern_cstr(w->ctx, "all"), 0);
     tconv_str *names = NULL;
     uint8_t *hues = NULL;
-    size_t cap = 0;
+    size_t cap = 0, hcap = 0;
     for (size_t r = 0; r < set.nrows; r++) {
         uint32_t node = set.rows[r];
         int64_t value = nv ? t->values[node * nv + v] : 0;
         size_t depth = csv_trie_depth(t, node);
         if (value <= 0 || !depth) continue;
-        if (depth > cap) {
-            cap = depth;
-            names = realloc(names, cap * sizeof *names);
-            hues = realloc(hues, cap);
-            if (!names || !hues) {
-                tconv_error_set(w->ctx, "html: out of memory");
-                return TCONV_FATAL;
-            }
-        }
+        TCONV_ARRAY_GROW(names, cap, depth);
+        TCONV_ARRAY_GROW(hues, hcap, depth);
         size_t k = depth;
         for (uint32_t x = node; x; x = csv_trie_parent(t, x)) {
             names[--k] = csv_trie_frame(t, x);

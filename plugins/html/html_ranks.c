@@ -13,13 +13,10 @@ void html_ranks_span(html_writer *w, const tconv_span *s)
     if (!w->per_rank) w->per_rank = tconv_ctx_input_count(w->ctx) > 1 ? 2 : 1;
     if (w->per_rank != 2) return;
     if (s->input >= w->nranks) {
-        size_t n = tconv_ctx_input_count(w->ctx);
-        if (n <= s->input) n = (size_t)s->input + 1;
-        w->rank_steps = realloc(w->rank_steps, n * sizeof *w->rank_steps);
-        if (!w->rank_steps) abort();
-        for (size_t i = w->nranks; i < n; i++)
+        TCONV_ARRAY_GROW(w->rank_steps, w->ranks_cap, (size_t)s->input + 1);
+        for (size_t i = w->nranks; i <= s->input; i++)
             summary_steps_init(&w->rank_steps[i], w->ctx, &w->kineto);
-        w->nranks = n;
+        w->nranks = (size_t)s->input + 1;
     }
     summary_steps_span(&w->rank_steps[s->input], s);
 }

@@ -33,7 +33,7 @@ typedef struct html_writer {
     summary_gpu gpu;
     /* With several inputs (ranks), each one's steps alone as well: the per-rank comparison. */
     summary_steps *rank_steps;
-    size_t nranks;
+    size_t nranks, ranks_cap;
     int per_rank;      /* 0: not known yet; 1: one input; 2: several */
     tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
     uint64_t not_work; /* spans left out of the work walk */
