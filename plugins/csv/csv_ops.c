@@ -350,6 +350,19 @@ void csv_ops_finish(csv_ops *o)
     }
 }
 
+int csv_ops_launcher(csv_ops *o, uint32_t input, int64_t corr, tconv_str *name, tconv_str *cat)
+{
+    csv_ops_finish(o);
+    uint32_t d = tconv_map_get(&o->dev_index, (uint64_t)corr, input);
+    if (d == TCONV_MAP_NONE || o->dev[d].launch == TCONV_MAP_NONE) return 0;
+    uint32_t chain = o->launches[o->dev[d].launch].chain;
+    if (!chain) return 0;
+    const csv_op_row *r = &o->py[o->links[chain].agg];
+    *name = r->name;
+    *cat = r->cat;
+    return 1;
+}
+
 static const tconv_ctx *csv_ops_sort_ctx;
 
 static int csv_ops_cmp(const void *pa, const void *pb)

@@ -136,7 +136,9 @@
             tr.row = r;
             tr.order = k;
             cols.forEach(function (c, i) {
-                tr.appendChild(cell(r[i], c[1]));
+                var td = cell(r[i], c[1]);
+                if (c[2]) td.title = c[2](r);
+                tr.appendChild(td);
             });
             trs.push(tr);
             tbody.appendChild(tr);
@@ -181,14 +183,23 @@
                ["device total", "ns"], ["device self", "ns"]],
               data.ops.rows, null, ["ops-filter", "ops-count"]);
         if (!dev) document.getElementById("ops").classList.add("no-device");
+        // the last column: the operator with the most of the kernel's time, the others in its title
         table(document.getElementById("kernels-table"),
               [["name", "text"], ["calls", "int"], ["total", "ns"], ["min", "ns"], ["max", "ns"],
                ["grid", "text"], ["block", "text"], ["registers", "int"], ["shared memory", "int"],
                ["blocks per SM", "num"], ["est. occupancy %", "num"], ["tensor core", "text"],
-               ["launch configs", "int"]],
+               ["launch configs", "int"], ["launched by", "text", function (r) {
+                   return r.launchers.map(function (o) {
+                       return (o[0] === null ? "(no operator)" : o[0]) + ": " + dur(o[2]) +
+                           " (" + o[1] + " calls)";
+                   }).join("\n");
+               }]],
               data.kernels.map(function (k) {
-                  var r = k.slice();
+                  var r = k.slice(0, 13), ops = k[13];
                   r[11] = k[11] ? "yes" : "no";
+                  r.push(!ops.length ? "" : (ops[0][0] === null ? "(no operator)" : ops[0][0]) +
+                         (ops.length > 1 ? " (+" + (ops.length - 1) + ")" : ""));
+                  r.launchers = ops;
                   return r;
               }), null, ["kernels-filter", "kernels-count"]);
     }

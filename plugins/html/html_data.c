@@ -112,7 +112,8 @@ static void html_ops(html_writer *w, csv_buf *b)
 }
 
 /* The csv writer's kernels columns but the mean: name, calls, total, min, max, grid, block,
- * registers, shared memory, blocks per SM, occupancy, tensor core, launch configurations. */
+ * registers, shared memory, blocks per SM, occupancy, tensor core, launch configurations; then
+ * the operators that launched the kernel, [[op, calls, total], ...], most time first. */
 static void html_kernels(html_writer *w, csv_buf *b)
 {
     size_t n;
@@ -143,7 +144,9 @@ static void html_kernels(html_writer *w, csv_buf *b)
         html_double(b, r->total > 0 ? r->blocks_weighted / total : 0.0);
         csv_buf_putc(b, ',');
         html_double(b, r->total > 0 ? r->occupancy_weighted / total : 0.0);
-        csv_buf_printf(b, ",%s,%" PRIu32 "]", r->tensor_core ? "true" : "false", r->configs);
+        csv_buf_printf(b, ",%s,%" PRIu32, r->tensor_core ? "true" : "false", r->configs);
+        html_launch_json(w, b, r->name);
+        csv_buf_putc(b, ']');
     }
     csv_buf_cstr(b, "]");
 }

@@ -63,6 +63,7 @@ static tconv_status html_event(void *state, const tconv_event *ev)
     case TCONV_WALK_END:
         csv_ops_end(w->ops, tconv_spanwalk_span(w->walk));
         csv_kernels_end(w->kernels, tconv_spanwalk_span(w->walk));
+        html_launch_span(w, tconv_spanwalk_span(w->walk));
         break;
     default:
         break;
@@ -102,6 +103,7 @@ static tconv_status html_finish(void *state)
                         (unsigned long long)w->not_work, w->not_work == 1 ? "" : "s",
                         w->not_work == 1 ? "is" : "are", w->not_work == 1 ? "its" : "their");
     csv_ops_finish(w->ops);
+    html_launch_finish(w);
     summary_steps_finish(&w->steps);
     summary_gpu_finish(&w->gpu);
     return html_page(w);
@@ -122,6 +124,8 @@ static void html_destroy(void *state)
     summary_gpu_free(&w->gpu);
     csv_kineto_free(&w->kineto);
     tconv_map_free(&w->hue);
+    free(w->calls);
+    free(w->kernel_ops);
     csv_buf_free(&w->page);
     csv_buf_free(&w->tmp);
     free(w->title);

@@ -15,6 +15,20 @@
 #include "summary_gpu.h"
 #include "summary_steps.h"
 
+/* A kernel and its correlation id, until the ops analysis can say who launched it. */
+typedef struct html_kernel_call {
+    int64_t corr, dur;
+    uint32_t input;
+    tconv_str name;
+} html_kernel_call;
+
+/* Per (kernel name, launching operator): calls and time. */
+typedef struct html_kernel_op {
+    tconv_str kernel, op; /* op 0: launched outside every operator, or not found */
+    uint64_t calls;
+    int64_t total;
+} html_kernel_op;
+
 typedef struct html_writer {
     tconv_ctx *ctx;
     tconv_output *out;
@@ -34,7 +48,12 @@ typedef struct html_writer {
     /* With several inputs (ranks), each one's steps alone as well: the per-rank comparison. */
     summary_steps *rank_steps;
     size_t nranks, ranks_cap;
-    int per_rank;      /* 0: not known yet; 1: one input; 2: several */
+    int per_rank; /* 0: not known yet; 1: one input; 2: several */
+    /* kernels and the operators that launched them (html_launch.c) */
+    html_kernel_call *calls; /* until the end */
+    size_t ncalls, calls_cap;
+    html_kernel_op *kernel_ops; /* by kernel name id, then time */
+    size_t nkernel_ops;
     tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
     uint64_t not_work; /* spans left out of the work walk */
     csv_buf page, tmp;
@@ -54,6 +73,11 @@ tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
 void html_ranks_span(html_writer *w, const tconv_span *s);
 void html_ranks(html_writer *w, csv_buf *b);
 void html_ranks_free(html_writer *w);
+
+/* html_launch.c: the operators that launched each kernel. */
+void html_launch_span(html_writer *w, const tconv_span *s);
+void html_launch_finish(html_writer *w);
+void html_launch_json(html_writer *w, csv_buf *b, tconv_str kernel);
 
 /* html_memory.c: "memory":{...}, the memory chart's series. */
 #define HTML_MEMORY_BUCKETS 500

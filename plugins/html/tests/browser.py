@@ -6,7 +6,8 @@ usage: browser.py CHROMIUM TCONV WORKDIR NAME=INPUT[+INPUT...]...
 
 For every report: the page's script ran to its end; the operators and kernels tables hold
 exactly the rows of `tconv -w csv -W table=ops|kernels` for the same input, in order, cell for
-cell; the flame graph (a sandboxed frame) ran its own script, its total is the one of
+cell, and each kernel's launching operators (calls per operator) are those the trace's
+correlation ids and operator spans give; the flame graph (a sandboxed frame) ran its own script, its total is the one of
 `tconv -w flamegraph` and its frames are that SVG's (name, offset, value), the root spanning the
 full width; clicking a number's header sorts by that column, largest first, and again smallest first; and the filter box shows exactly
 the rows whose name holds the text; nothing was written on the console, no exception, and no
@@ -224,6 +225,94 @@ def check_ranks(b, s, tconv, work, name, inp):
     print("%s ranks: mean steps %s, slowest input %s" % (name, means, want))
 
 
+def load_trace(path):
+    import gzip
+    import json
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        doc = json.loads(f.read().decode("utf-8", "replace"))
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def launchers_of(path):
+    """(kernel name, operator or None) -> [calls, ns], straight from a Kineto trace: a kernel's
+    correlation id names its launch (the earliest runtime or driver call carrying it), and the
+    launch's operator is the innermost cpu_op/Operator span around it on its thread."""
+    import bisect
+    spans = [e for e in load_trace(path) if e.get("ph") == "X" and "dur" in e]
+    ns = lambda us: int(round(float(us) * 1000))
+    corr = lambda e: (e.get("args") or {}).get("correlation")
+    launches = {}
+    for e in spans:
+        cat = str(e.get("cat", "")).lower()
+        if corr(e) is not None and (cat.endswith("runtime") or cat.endswith("driver")):
+            prev = launches.get(corr(e))
+            if prev is None or ns(e["ts"]) < ns(prev["ts"]):
+                launches[corr(e)] = e
+    ops = {}
+    for e in spans:
+        if e.get("cat") in ("cpu_op", "Operator"):
+            ops.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    starts = {}
+    for key, v in ops.items():
+        v.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+        starts[key] = [ns(x["ts"]) for x in v]
+    out = {}
+    for e in spans:
+        if str(e.get("cat", "")).lower() not in ("kernel", "mtia_ccp_events"):
+            continue
+        op = None
+        l = launches.get(corr(e))
+        if l is not None:
+            key = (l.get("pid"), l.get("tid"))
+            cand = ops.get(key, [])
+            start, end = ns(l["ts"]), ns(l["ts"]) + ns(l["dur"])
+            inner = None
+            # spans nest: the enclosing one that starts last (the shorter of equals) is innermost
+            for i in range(bisect.bisect_right(starts.get(key, []), start) - 1, -1, -1):
+                o = cand[i]
+                if ns(o["ts"]) + ns(o["dur"]) >= end:
+                    inner = o
+                    break
+            op = inner["name"] if inner is not None else None
+        k = out.setdefault((e["name"], op), [0, 0])
+        k[0] += 1
+        k[1] += ns(e["dur"])
+    return out
+
+
+KERNEL_OPS_JS = """JSON.parse(document.getElementById('data').textContent).kernels.map(
+  function (k) { return [k[0], k[13]]; })"""
+
+
+def check_launchers(b, s, name, inp, rows):
+    """The launching operators of each kernel, against the trace itself (Kineto JSON inputs)."""
+    if not all(p.endswith((".json", ".json.gz")) for p in inp):
+        return
+    want = {}
+    for p in inp:
+        for (k, op), (calls, t) in launchers_of(p).items():
+            w = want.setdefault((k.replace("\ufffd", "?"), op), [0, 0])
+            w[0] += calls
+            w[1] += t
+    got = {}
+    for k, ops in b.evaluate(s, KERNEL_OPS_JS):
+        for op, calls, t in ops:
+            got[(k.replace("\ufffd", "?"), op)] = [calls, t]
+    if sorted((k, op, c) for (k, op), (c, _) in got.items()) != \
+            sorted((k, op, c) for (k, op), (c, _) in want.items()):
+        diff = sorted(set((k, op, c) for (k, op), (c, _) in got.items()) ^
+                      set((k, op, c) for (k, op), (c, _) in want.items()))
+        fail("%s: launching operators differ from the trace's: %s" % (name, diff[:6]))
+    for r in rows:
+        ops = sorted(((c, t, op) for (k, op), (c, t) in got.items() if k == r[0].replace("\ufffd", "?")),
+                     key=lambda x: -x[1])
+        top = "" if not ops else ("(no operator)" if ops[0][2] is None else ops[0][2])
+        if not r[-1].startswith(top):
+            fail("%s: kernel %r shows launcher %r, expected %r first" % (name, r[0], r[-1], top))
+    print("%s: %d (kernel, launching operator) pairs as in the trace" % (name, len(got)))
+
+
 def check(browser, tconv, work, name, inp):
     page = os.path.join(work, name + ".html")
     svg = os.path.join(work, name + ".svg")
@@ -260,7 +349,9 @@ def check(browser, tconv, work, name, inp):
         # 1. the tables are the csv writer's
         got = b.evaluate(s, TABLES_JS)
         compare_rows(name + " ops", got["ops"], csv_rows(tconv, inp, "ops", 5))
-        compare_rows(name + " kernels", got["kernels"], csv_rows(tconv, inp, "kernels", 3))
+        compare_rows(name + " kernels", [r[:-1] for r in got["kernels"]],
+                     csv_rows(tconv, inp, "kernels", 3))
+        check_launchers(b, s, name, inp, got["kernels"])
 
         # 2. the memory chart's points are rows of the csv memory table, peaks kept
         check_memory(b, s, tconv, inp, name)
