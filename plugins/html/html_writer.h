@@ -89,5 +89,8 @@ tconv_status html_page(html_writer *w);
 /* The page's script and style, generated from html.js and html.css (NUL-terminated). */
 extern const char html_script[];
 extern const char html_style[];
+/* 'sha256-...' of the page's script and of the flame graph's, for the page's policy. */
+extern const char html_script_hash[];
+extern const char html_flame_script_hash[];
 
 #endif
