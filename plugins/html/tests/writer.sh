@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The html writer without a browser: -o *.html picks it; the same input gives the same bytes;
 # the page has no markup it does not write itself (two scripts, one style, one frame, whatever
-# the names), its data is JSON without a '<' and names nothing outside the file; bad options
-# exit 2.
+# the names), its data is JSON without a '<' and names nothing outside the file, its policy
+# forbids fetching and runs only its two scripts, by hash; bad options exit 2.
 # usage: writer.sh TCONV WORKDIR SMALL.json HOSTILE.json
 set -euo pipefail
 tconv=$1 work=$2/html-writer small=$3 hostile=$4
@@ -40,8 +40,12 @@ else:
         bad.append("the data is not JSON: %s" % e)
 if re.search(r"(?i)(https?:|//[a-z]|@import|url\()", re.sub(r'src="data:[^"]*"|http://www\.w3\.org/2000/svg', "", text)):
     bad.append("something refers outside the file")
-if 'content="default-src \'none\';' not in text:
-    bad.append("no Content-Security-Policy")
+csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', text)
+if not csp or not csp.group(1).startswith("default-src 'none';"):
+    bad.append("no Content-Security-Policy that forbids fetching")
+elif not re.search(r"script-src 'sha256-[A-Za-z0-9+/]{43}=' 'sha256-[A-Za-z0-9+/]{43}=';",
+                   csp.group(1)) or "unsafe" in csp.group(1).split("script-src")[1].split(";")[0]:
+    bad.append("the policy lets other scripts than the page's two run: %s" % csp.group(1))
 for b in bad:
     print("FAIL: %s: %s" % (sys.argv[1], b))
 sys.exit(1 if bad else 0)
