@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_buf.h"
+#include "csv_kineto.h"
 #include "csv_memory.h"
 
 struct csv_memory {

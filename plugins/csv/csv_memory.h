@@ -9,9 +9,6 @@
 
 #include <tconv/tconv.h>
 
-#include "csv_buf.h"
-#include "csv_kineto.h"
-
 enum {
     CSV_MEM_BYTES = 0,
     CSV_MEM_ALLOCATED,
