@@ -17,6 +17,31 @@ static int html_flame_sink(void *user, const void *p, size_t n)
     return 0;
 }
 
+/* The SVG of a tree into b, and its height in pixels, from its first element. */
+static tconv_status html_flame_svg(html_writer *w, const flamegraph_tree *tree,
+                                   const flamegraph_svg_options *o, csv_buf *b, int *height)
+{
+    size_t at = b->len;
+    tconv_status st = flamegraph_svg_render(w->ctx, html_flame_sink, b, tree, o);
+    *height = 0;
+    csv_buf_putc(b, '\0');
+    const char *h = strstr(b->p + at, " height=\"");
+    if (h) *height = atoi(h + 9);
+    b->len--;
+    return st;
+}
+
+tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height)
+{
+    flamegraph_svg_options o = {
+        .title = "GPU time by launching operator",
+        .width = w->flame_width,
+        .minwidth = 0.1,
+        .unit = flamegraph_value_unit("gpu", "nanoseconds"),
+    };
+    return html_flame_svg(w, w->gpu_tree, &o, b, height);
+}
+
 tconv_status html_flame(html_writer *w, csv_buf *b, int *height)
 {
     csv_stack_set set;
@@ -52,14 +77,7 @@ tconv_status html_flame(html_writer *w, csv_buf *b, int *height)
     const char *type = v < set.ntypes ? set.types[v].type : NULL;
     const char *unit = v < set.ntypes ? set.types[v].unit : NULL;
     o.unit = flamegraph_value_unit(type, unit);
-    size_t at = b->len;
-    tconv_status st = flamegraph_svg_render(w->ctx, html_flame_sink, b, tree, &o);
+    tconv_status st = html_flame_svg(w, tree, &o, b, height);
     flamegraph_tree_free(tree);
-    /* the SVG's own height, from its first element */
-    *height = 0;
-    csv_buf_putc(b, '\0');
-    const char *h = strstr(b->p + at, " height=\"");
-    if (h) *height = atoi(h + 9);
-    b->len--;
     return st;
 }

@@ -38,7 +38,8 @@ static const char html_body[] =
     "</style>\n</head>\n<body>\n"
     "<header><h1 id=\"title\"></h1><p id=\"inputs\"></p>\n"
     "<nav><a href=\"#overview\">Overview</a> <a href=\"#operators\">Operators</a> "
-    "<a href=\"#kernels\">Kernels</a> <a href=\"#flame\">Flame graph</a> "
+    "<a href=\"#kernels\">Kernels</a> <a href=\"#flame\">CPU flame graph</a> "
+    "<a href=\"#flame-gpu-section\">GPU flame graph</a> "
     "<a href=\"#memory\">Memory</a> <a href=\"#ranks\">Ranks</a></nav></header>\n"
     "<section id=\"overview\"><h2>Overview</h2>\n"
     "<dl id=\"trace\"></dl>\n"
@@ -57,6 +58,13 @@ static const char html_body[] =
     "<p class=\"note\">Click a frame to zoom, Search to highlight; the graph is the one "
     "<code>tconv -w flamegraph</code> draws.</p>\n";
 
+static const char html_gpu_section[] =
+    "</section>\n<section id=\"flame-gpu-section\"><h2>Flame graph: GPU time by launching "
+    "operator</h2>\n"
+    "<p class=\"note\">Each kernel, memcpy and memset whose launch is known, on the operators "
+    "around its launch (the operators table's call paths, outermost first), as the device "
+    "time columns count it.</p>\n";
+
 static const char html_memory_section[] =
     "<section id=\"memory\"><h2>Memory</h2>\n"
     "<p class=\"note\">Allocated and reserved bytes per device, from the trace's memory "
@@ -68,27 +76,37 @@ static const char html_memory_section[] =
     "with the longest mean step is marked.</p>\n"
     "<div id=\"ranks-view\"></div></section>\n";
 
+/* A flame graph's SVG as a sandboxed frame of its own. */
+static tconv_status html_frame(html_writer *w, const char *id, const char *title,
+                               tconv_status (*draw)(html_writer *, csv_buf *, int *))
+{
+    csv_buf svg = {0};
+    int height = 0;
+    tconv_status st = draw(w, &svg, &height);
+    if (st == TCONV_OK) {
+        csv_buf_printf(&w->page,
+                       "<iframe id=\"%s\" title=\"%s\" sandbox=\"allow-scripts\" width=\"%d\" "
+                       "height=\"%d\" src=\"data:image/svg+xml;base64,",
+                       id, title, w->flame_width, height);
+        html_base64(&w->page, (const unsigned char *)svg.p, svg.len);
+        csv_buf_cstr(&w->page, "\"></iframe>\n");
+    }
+    csv_buf_free(&svg);
+    return st;
+}
+
 tconv_status html_page(html_writer *w)
 {
     csv_buf *b = &w->page;
     csv_buf_printf(b, html_head, html_script_hash, html_flame_script_hash);
     csv_buf_cstr(b, html_style);
     csv_buf_cstr(b, html_body);
-    csv_buf svg = {0};
-    int height = 0;
-    tconv_status st = html_flame(w, &svg, &height);
-    if (st != TCONV_OK) {
-        csv_buf_free(&svg);
-        return st;
-    }
-    csv_buf_printf(b,
-                   "<iframe id=\"flame-cpu\" title=\"CPU self time flame graph\" "
-                   "sandbox=\"allow-scripts\" width=\"%d\" height=\"%d\" "
-                   "src=\"data:image/svg+xml;base64,",
-                   w->flame_width, height);
-    html_base64(b, (const unsigned char *)svg.p, svg.len);
-    csv_buf_free(&svg);
-    csv_buf_cstr(b, "\"></iframe></section>\n");
+    if (html_frame(w, "flame-cpu", "CPU self time flame graph", html_flame) != TCONV_OK)
+        return TCONV_FATAL;
+    csv_buf_cstr(b, html_gpu_section);
+    if (html_frame(w, "flame-gpu", "GPU time flame graph", html_flame_gpu) != TCONV_OK)
+        return TCONV_FATAL;
+    csv_buf_cstr(b, "</section>\n");
     csv_buf_cstr(b, html_memory_section);
     csv_buf_cstr(b, "<script type=\"application/json\" id=\"data\">");
     html_data(w, b);

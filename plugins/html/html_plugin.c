@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flamegraph_colour.h"
+#include "flamegraph_tree.h"
 #include "html_writer.h"
 
 static const tconv_option_desc html_options[] = {
@@ -126,6 +127,7 @@ static void html_destroy(void *state)
     tconv_map_free(&w->hue);
     free(w->calls);
     free(w->kernel_ops);
+    if (w->gpu_tree) flamegraph_tree_free(w->gpu_tree);
     csv_buf_free(&w->page);
     csv_buf_free(&w->tmp);
     free(w->title);

@@ -15,11 +15,13 @@
 #include "summary_gpu.h"
 #include "summary_steps.h"
 
-/* A kernel and its correlation id, until the ops analysis can say who launched it. */
+/* Device work (kernel, memcpy, memset) and its correlation id, until the ops analysis can say
+ * who launched it. */
 typedef struct html_kernel_call {
     int64_t corr, dur;
     uint32_t input;
     tconv_str name;
+    uint8_t role; /* csv_role */
 } html_kernel_call;
 
 /* Per (kernel name, launching operator): calls and time. */
@@ -54,6 +56,7 @@ typedef struct html_writer {
     size_t ncalls, calls_cap;
     html_kernel_op *kernel_ops; /* by kernel name id, then time */
     size_t nkernel_ops;
+    struct flamegraph_tree *gpu_tree; /* device time on the operators that launched it */
     tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
     uint64_t not_work; /* spans left out of the work walk */
     csv_buf page, tmp;
@@ -68,6 +71,8 @@ void html_data(html_writer *w, csv_buf *b);
 
 /* html_flame.c: the CPU self-time flame graph as an SVG in b; its height in pixels. */
 tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
+/* The GPU time flame graph (w->gpu_tree) the same way. */
+tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height);
 
 /* html_ranks.c: "ranks":[...], each input's steps, slowest first marked. */
 void html_ranks_span(html_writer *w, const tconv_span *s);

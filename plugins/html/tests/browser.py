@@ -11,7 +11,9 @@ correlation ids and operator spans give; the flame graph (a sandboxed frame) ran
 `tconv -w flamegraph` and its frames are that SVG's (name, offset, value), the root spanning the
 full width; clicking a number's header sorts by that column, largest first, and again smallest first; and the filter box shows exactly
 the rows whose name holds the text; nothing was written on the console, no exception, and no
-request other than the page itself and the flame graph's data: URL. The memory chart's points
+request other than the page itself and the flame graphs' data: URLs. The GPU flame graph's
+total is the one of `tconv -w flamegraph -W value=gpu`, and each kernel's time sits on the
+operator that launched it as the trace's correlation ids say. The memory chart's points
 are rows of `tconv -w csv -W table=memory`, at most two per slice of the bound, the lowest and
 highest value of every series kept, each drawn as a line with its peak. With several inputs, the
 ranks table has one row per input whose mean step is the one of that input's own report, and
@@ -70,6 +72,7 @@ TABLES_JS = """(function () {
 FLAME_JS = """(function () {
   var s = document.documentElement;
   return {ready: s.getAttribute('data-ready'), total: s.getAttribute('data-total'),
+          title: document.getElementById('title').textContent,
           inner: s.getAttribute('data-inner'), pwned: typeof window.pwned,
           handlers: Array.from(document.querySelectorAll('*')).filter(function (e) {
             return Array.from(e.attributes).some(function (a) { return /^on/i.test(a.name); });
@@ -77,7 +80,8 @@ FLAME_JS = """(function () {
           scripts: document.getElementsByTagName('script').length,
           frames: Array.from(document.querySelectorAll('#frames > g')).map(function (g) {
             return [g.querySelector('title').textContent, g.getAttribute('data-o'),
-                    g.getAttribute('data-v'), g.querySelector('rect').getAttribute('width')];
+                    g.getAttribute('data-v'), g.querySelector('rect').getAttribute('width'),
+                    g.querySelector('rect').getAttribute('y')];
           })};
 })()"""
 
@@ -234,7 +238,7 @@ def load_trace(path):
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
-def launchers_of(path):
+def launchers_of(path, launched_only=False):
     """(kernel name, operator or None) -> [calls, ns], straight from a Kineto trace: a kernel's
     correlation id names its launch (the earliest runtime or driver call carrying it), and the
     launch's operator is the innermost cpu_op/Operator span around it on its thread."""
@@ -263,6 +267,8 @@ def launchers_of(path):
             continue
         op = None
         l = launches.get(corr(e))
+        if l is None and launched_only:
+            continue
         if l is not None:
             key = (l.get("pid"), l.get("tid"))
             cand = ops.get(key, [])
@@ -313,6 +319,54 @@ def check_launchers(b, s, name, inp, rows):
     print("%s: %d (kernel, launching operator) pairs as in the trace" % (name, len(got)))
 
 
+def check_gpu_graph(tconv, work, name, inp, gpu):
+    svg = os.path.join(work, name + "-gpu.svg")
+    run(tconv, "-o", svg, "-W", "value=gpu", *inp)
+    total = ET.parse(svg).getroot().get("data-total")
+    if not gpu or gpu["ready"] != "1":
+        fail("%s: the GPU flame graph's script did not run" % name)
+        return
+    if gpu["total"] != total:
+        fail("%s: GPU flame graph total %s, -W value=gpu's %s" % (name, gpu["total"], total))
+    if gpu["pwned"] != "undefined" or gpu["handlers"] or gpu["scripts"] != 1:
+        fail("%s: the GPU flame graph ran or holds markup of the trace" % name)
+    if not all(p.endswith((".json", ".json.gz")) for p in inp):
+        return
+    # a [gpu] leaf sits on the operator that launched it (or on the root): the trace's pairs
+    frames = [(f[0][:f[0].rfind(" (")], int(f[1]), int(f[2]), int(f[4])) for f in gpu["frames"]]
+    by_row = {}
+    for f in frames:
+        by_row.setdefault(f[3], []).append(f)
+    drawn, leaves = {}, 0
+    for nm, o, v, y in frames:
+        if not nm.startswith("[gpu] "):
+            continue
+        parent = [p for p in by_row.get(y + 16, []) if p[1] <= o < p[1] + p[2]]
+        op = parent[0][0] if parent and parent[0][0] != "all" else None
+        key = (nm[6:].replace("\ufffd", "?"), op)
+        drawn[key] = drawn.get(key, 0) + v
+        leaves += v
+    want = {}
+    for p in inp:
+        for (k, op), (_, t) in launchers_of(p, launched_only=True).items():
+            key = (k.replace("\ufffd", "?"), op)
+            want[key] = want.get(key, 0) + t
+    # kernels only: leaves of copies and sets are in the total, not in the trace's pairs
+    kernels = {k for k, _ in want}
+    for key, d in drawn.items():
+        if key[0] in kernels and d > want.get(key, 0):
+            fail("%s: GPU flame graph has %d ns of %s under that operator, the trace %d"
+                 % (name, d, key, want.get(key, 0)))
+    # when every leaf is drawn (none under 0.1 px), each pair is there whole
+    if leaves == int(total):
+        for key, t in want.items():
+            if drawn.get(key, 0) != t:
+                fail("%s: GPU flame graph has %d ns of %s under that operator, the trace %d"
+                     % (name, drawn.get(key, 0), key, t))
+    print("%s: GPU flame graph total %s; %d kernels drawn on their launching operator"
+          % (name, total, len(drawn)))
+
+
 def check(browser, tconv, work, name, inp):
     page = os.path.join(work, name + ".html")
     svg = os.path.join(work, name + ".svg")
@@ -334,16 +388,20 @@ def check(browser, tconv, work, name, inp):
         else:
             fail("%s: the page's script did not run to its end" % name)
             return
-        frames = [k for k, v in b.sessions.items() if v.get("type") == "iframe"]
+        # the two flame graphs' frames, told apart by their titles
         end = time.time() + 30
-        flame = None
+        graphs = {}
         while time.time() < end:
             b.pump(0.2)
-            frames = [k for k, v in b.sessions.items() if v.get("type") == "iframe"]
-            if frames:
-                flame = b.evaluate(frames[0], FLAME_JS)
-                if flame and flame["ready"] == "1":
-                    break
+            graphs = {}
+            for k, v in b.sessions.items():
+                if v.get("type") == "iframe":
+                    g = b.evaluate(k, FLAME_JS)
+                    graphs[g["title"]] = g
+            if len(graphs) == 2 and all(g["ready"] == "1" for g in graphs.values()):
+                break
+        flame = graphs.get("CPU self time")
+        gpu = graphs.get("GPU time by launching operator")
         b.pump(0.5)
 
         # 1. the tables are the csv writer's
@@ -375,6 +433,9 @@ def check(browser, tconv, work, name, inp):
                 fail("%s: the flame graph ran or holds markup of the trace: %s"
                      % (name, {k: flame[k] for k in ("pwned", "handlers", "scripts")}))
 
+        # 3b. the GPU flame graph: the total of -W value=gpu, each kernel under its launcher
+        check_gpu_graph(tconv, work, name, inp, gpu)
+
         # 4. one row per rank, each as its input alone, the slowest marked
         if len(inp) > 1:
             check_ranks(b, s, tconv, work, name, inp)
@@ -397,7 +458,7 @@ def check(browser, tconv, work, name, inp):
         if name.startswith("hostile"):
             h = b.evaluate(s, HOSTILE_JS)
             if h["title"] != "tconv report" or h["pwned"] != "undefined" or h["handlers"] or \
-                    h["foreign"] or h["scripts"] != 2 or h["styles"] != 1 or h["frames"] != 1 \
+                    h["foreign"] or h["scripts"] != 2 or h["styles"] != 1 or h["frames"] != 2 \
                     or h["visible"] == "none":
                 fail("%s: the trace's markup took effect: %s" % (name, h))
             names = [o[0] for o in ops]
