@@ -11,30 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_field.h"
-#include "csv_writer.h"
-
-enum {
-    CSV_MEM_BYTES = 0,
-    CSV_MEM_ALLOCATED,
-    CSV_MEM_RESERVED,
-    CSV_MEM_FREE,
-    CSV_MEM_PEAK,
-    CSV_MEM_NVALUES
-};
-
-typedef struct csv_mem_point {
-    int64_t ts;
-    uint64_t seq;
-    uint32_t track, input;
-    tconv_str device;
-    int64_t type, id;
-    uint8_t has_type, has_id, from_counter;
-    uint8_t has[CSV_MEM_NVALUES];
-    double v[CSV_MEM_NVALUES];
-    tconv_arg addr; /* key 0: none */
-    uint32_t next; /* the next counter point of the same (time, track), TCONV_MAP_NONE at the end */
-} csv_mem_point;
+#include "csv_buf.h"
+#include "csv_kineto.h"
+#include "csv_memory.h"
 
 struct csv_memory {
     tconv_ctx *ctx;
@@ -47,22 +26,6 @@ struct csv_memory {
     tconv_str memory, bytes;
     csv_buf dev;
 };
-
-static const char *const csv_memory_columns[] = {"ts_ns",
-                                                 "pid",
-                                                 "tid",
-                                                 "process",
-                                                 "thread",
-                                                 "device",
-                                                 "device_type",
-                                                 "device_id",
-                                                 "addr",
-                                                 "bytes",
-                                                 "total_allocated",
-                                                 "total_reserved",
-                                                 "free_bytes",
-                                                 "peak_bytes_in_use",
-                                                 NULL};
 
 /* c10::DeviceType by value, named as torch names devices ("cpu", "cuda:0"). */
 static const char *const csv_device_types[] = {
@@ -212,11 +175,9 @@ static void csv_memory_sums(csv_memory *m)
     tconv_map_free(&index);
 }
 
-tconv_status csv_memory_write(csv_writer *w)
+/* Counter points of inputs that have the instants repeat them; the rest go in time order. */
+const csv_mem_point *csv_memory_points(csv_memory *m, size_t *n)
 {
-    csv_memory *m = w->memory;
-    csv_header(&w->row, csv_memory_columns, w->eol);
-    /* Counter points of inputs that have the instants repeat them. */
     size_t k = 0;
     for (size_t i = 0; i < m->n; i++) {
         const csv_mem_point *p = &m->p[i];
@@ -227,26 +188,6 @@ tconv_status csv_memory_write(csv_writer *w)
     m->n = k;
     if (m->n > 1) qsort(m->p, m->n, sizeof *m->p, csv_memory_cmp);
     csv_memory_sums(m);
-    csv_buf *b = &w->row;
-    for (size_t i = 0; i < m->n; i++) {
-        const csv_mem_point *p = &m->p[i];
-        csv_buf_i64(b, p->ts);
-        csv_buf_putc(b, ',');
-        csv_track_fields(w, p->track, b);
-        csv_buf_putc(b, ',');
-        csv_field_str(b, w->ctx, p->device);
-        csv_buf_putc(b, ',');
-        if (p->has_type) csv_buf_i64(b, p->type);
-        csv_buf_putc(b, ',');
-        if (p->has_id) csv_buf_i64(b, p->id);
-        csv_buf_putc(b, ',');
-        csv_field_arg(b, w->ctx, p->addr.key ? &p->addr : NULL);
-        for (int c = 0; c < CSV_MEM_NVALUES; c++) {
-            csv_buf_putc(b, ',');
-            if (p->has[c]) csv_buf_double(b, p->v[c]);
-        }
-        csv_buf_cstr(b, w->eol);
-        if (b->len >= 1u << 16 && csv_buf_flush(b, w->out) != TCONV_OK) return TCONV_FATAL;
-    }
-    return csv_buf_flush(b, w->out);
+    *n = m->n;
+    return m->p;
 }

@@ -350,6 +350,31 @@ void csv_ops_finish(csv_ops *o)
     }
 }
 
+int csv_ops_launch_chain(csv_ops *o, uint32_t input, int64_t corr, uint32_t *chain)
+{
+    csv_ops_finish(o);
+    uint32_t d = tconv_map_get(&o->dev_index, (uint64_t)corr, input);
+    if (d == TCONV_MAP_NONE || o->dev[d].launch == TCONV_MAP_NONE) return 0;
+    *chain = o->launches[o->dev[d].launch].chain;
+    return 1;
+}
+
+uint32_t csv_ops_chain_step(const csv_ops *o, uint32_t chain, tconv_str *name, tconv_str *cat)
+{
+    const csv_op_row *r = &o->py[o->links[chain].agg];
+    *name = r->name;
+    *cat = r->cat;
+    return o->links[chain].parent;
+}
+
+int csv_ops_launcher(csv_ops *o, uint32_t input, int64_t corr, tconv_str *name, tconv_str *cat)
+{
+    uint32_t chain = 0;
+    if (!csv_ops_launch_chain(o, input, corr, &chain) || !chain) return 0;
+    csv_ops_chain_step(o, chain, name, cat);
+    return 1;
+}
+
 static const tconv_ctx *csv_ops_sort_ctx;
 
 static int csv_ops_cmp(const void *pa, const void *pb)

@@ -44,6 +44,17 @@ void csv_ops_begin(csv_ops *o, const tconv_spanwalk *w);
 void csv_ops_end(csv_ops *o, const tconv_span *s);
 /* All events seen: attribute device time to the ops. */
 void csv_ops_finish(csv_ops *o);
+/* All events seen: the operator (a row of the PYTORCH mode) whose launch the device work of
+ * correlation id corr in an input is charged to, the innermost operator around that launch, as
+ * device self and total time count it. 0 when there is none: no launch carries the id, or it was
+ * made outside every operator. */
+int csv_ops_launcher(csv_ops *o, uint32_t input, int64_t corr, tconv_str *name, tconv_str *cat);
+/* All events seen: the call path of operators (a chain, 0 for none) around the launch the
+ * device work of correlation id corr in an input is charged to; 0 when no launch carries the
+ * id. Walk a chain from its innermost operator out with csv_ops_chain_step. */
+int csv_ops_launch_chain(csv_ops *o, uint32_t input, int64_t corr, uint32_t *chain);
+/* The operator at the end of a chain (not 0), and the chain above it. */
+uint32_t csv_ops_chain_step(const csv_ops *o, uint32_t chain, tconv_str *name, tconv_str *cat);
 /* The rows of a mode, sorted by host self time (descending), then name and category. AUTO is
  * PYTORCH when the input had operator spans, ALL otherwise; *used tells which was used. */
 const csv_op_row *csv_ops_rows(csv_ops *o, csv_ops_mode mode, size_t *n, csv_ops_mode *used);

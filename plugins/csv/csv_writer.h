@@ -7,6 +7,7 @@
 #include "csv_buf.h"
 #include "csv_kernels.h"
 #include "csv_kineto.h"
+#include "csv_memory.h"
 #include "csv_ops.h"
 #include "csv_stacks.h"
 #include <tconv/tconv.h>
@@ -28,8 +29,6 @@ typedef struct csv_pending {
     tconv_str name, cat;
     size_t args_at, args_len; /* in csv_writer.pending_args */
 } csv_pending;
-
-typedef struct csv_memory csv_memory;
 
 typedef struct csv_writer {
     tconv_ctx *ctx;
@@ -62,10 +61,7 @@ tconv_status csv_events_event(csv_writer *w, const tconv_event *ev);
 tconv_status csv_events_finish(csv_writer *w);
 void csv_events_free(csv_writer *w);
 
-/* csv_memory.c */
-csv_memory *csv_memory_new(tconv_ctx *ctx);
-void csv_memory_free(csv_memory *m);
-void csv_memory_event(csv_memory *m, const tconv_event *ev);
+/* csv_memory_table.c */
 tconv_status csv_memory_write(csv_writer *w);
 
 /* csv_series.c */

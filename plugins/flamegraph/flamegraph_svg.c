@@ -38,7 +38,8 @@ static const char flamegraph_style[] =
 
 typedef struct flamegraph_svg {
     tconv_ctx *ctx;
-    tconv_output *out;
+    flamegraph_svg_sink sink;
+    void *user;
     flamegraph_buf b;
     const flamegraph_svg_options *o;
     int height;
@@ -50,7 +51,7 @@ typedef struct flamegraph_svg {
 
 static tconv_status flamegraph_svg_flush(flamegraph_svg *s)
 {
-    int rc = tconv_output_write(s->out, s->b.p, s->b.len);
+    int rc = s->sink(s->user, s->b.p, s->b.len);
     s->b.len = 0;
     return rc < 0 ? TCONV_FATAL : TCONV_OK;
 }
@@ -159,11 +160,22 @@ static int flamegraph_svg_kept(const flamegraph_svg *s, const flamegraph_node *n
     return nd->value > 0 && (double)nd->value * s->scale >= s->o->minwidth;
 }
 
+static int flamegraph_svg_to_output(void *user, const void *p, size_t n)
+{
+    return tconv_output_write(user, p, n);
+}
+
 tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flamegraph_tree *t,
                                   const flamegraph_svg_options *o)
 {
+    return flamegraph_svg_render(ctx, flamegraph_svg_to_output, out, t, o);
+}
+
+tconv_status flamegraph_svg_render(tconv_ctx *ctx, flamegraph_svg_sink sink, void *user,
+                                   const flamegraph_tree *t, const flamegraph_svg_options *o)
+{
     const flamegraph_node *nodes = flamegraph_tree_nodes(t);
-    flamegraph_svg s = {.ctx = ctx, .out = out, .o = o, .total = nodes[0].value};
+    flamegraph_svg s = {.ctx = ctx, .sink = sink, .user = user, .o = o, .total = nodes[0].value};
     s.ypad_top = FLAMEGRAPH_YPAD_TOP + (o->diff ? FLAMEGRAPH_SUBTITLE_H : 0);
     if (o->diff) flamegraph_diff_init(&s.diff, t, o->size_before);
     s.scale = s.total > 0 ? (double)(o->width - 2 * FLAMEGRAPH_XPAD) / (double)s.total : 0;

@@ -21,6 +21,11 @@ typedef struct flamegraph_svg_options {
 /* The interaction script, generated from flamegraph.js at build time (NUL-terminated). */
 extern const char flamegraph_script[];
 
+/* The bytes of the SVG go to sink in pieces; a negative return ends the writing (TCONV_FATAL). */
+typedef int (*flamegraph_svg_sink)(void *user, const void *p, size_t n);
+tconv_status flamegraph_svg_render(tconv_ctx *ctx, flamegraph_svg_sink sink, void *user,
+                                   const flamegraph_tree *t, const flamegraph_svg_options *o);
+/* The same to an output. */
 tconv_status flamegraph_svg_write(tconv_ctx *ctx, tconv_output *out, const flamegraph_tree *t,
                                   const flamegraph_svg_options *o);
 

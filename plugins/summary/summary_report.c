@@ -6,6 +6,7 @@
 
 #include "csv_sat.h"
 #include "summary.h"
+#include "summary_advice.h"
 #include "summary_fmt.h"
 
 typedef char summary_cell[48];
@@ -261,17 +262,6 @@ static void summary_categories(summary *s)
     }
 }
 
-static void summary_device_label(summary *s, const summary_device *d)
-{
-    if (d->by_arg) {
-        csv_buf_printf(&s->buf, "GPU %" PRId64, d->number);
-    } else {
-        csv_buf_cstr(&s->buf, "pid ");
-        summary_str(s, d->pid, 0);
-    }
-    if (d->input) csv_buf_printf(&s->buf, " (input %u)", d->input);
-}
-
 static void summary_gpus(summary *s, int64_t span)
 {
     summary_gpu *g = &s->gpu;
@@ -283,7 +273,7 @@ static void summary_gpus(summary *s, int64_t span)
     for (size_t i = 0; i < g->n; i++) {
         const summary_device *d = &g->dev[i];
         csv_buf_cstr(b, "  ");
-        summary_device_label(s, d);
+        summary_device_label(b, s->ctx, d, s->width);
         csv_buf_printf(b,
                        ": kernel busy %s (%s); %" PRIu64 " kernels %s; %" PRIu64
                        " memcpy %s; %" PRIu64 " memset %s\n",
@@ -328,39 +318,21 @@ static void summary_breakdown(summary *s)
                        summary_pct((double)st->avg[r], (double)st->avg_total, c2, sizeof c2));
 }
 
+/* The recommendations, each under a bullet; no heading when there is none. */
 static void summary_advice(summary *s, int64_t span)
 {
     csv_buf *b = &s->buf;
-    size_t start = b->len;
-    summary_cell c;
+    size_t start = b->len, cursor = 0;
     csv_buf_cstr(b, "\nRecommendations\n");
     size_t header = b->len;
-    for (size_t i = 0; i < s->gpu.n; i++) {
-        const summary_device *d = &s->gpu.dev[i];
-        if (!d->nkernels || span <= 0 || d->busy >= span - span / 2) continue;
+    for (;;) {
+        size_t at = b->len;
         csv_buf_cstr(b, "  - ");
-        summary_device_label(s, d);
-        csv_buf_printf(b,
-                       " runs kernels %s of the time (under 50%%): the GPU waits for the host. "
-                       "Look for gaps between kernels; larger batches, fewer synchronisations "
-                       "and CUDA graphs keep it busy.\n",
-                       summary_pct((double)d->busy, (double)span, c, sizeof c));
-    }
-    const summary_steps *st = &s->steps;
-    if (st->nsteps && st->avg_total > 0) {
-        if (st->avg[SUMMARY_DATALOADER] > st->avg_total / 10)
-            csv_buf_printf(b,
-                           "  - Data loading takes %s of the step time (over 10%%): use more "
-                           "DataLoader workers (num_workers), pin_memory and prefetching.\n",
-                           summary_pct((double)st->avg[SUMMARY_DATALOADER], (double)st->avg_total,
-                                       c, sizeof c));
-        if (st->avg[SUMMARY_COMM] > st->avg_total / 5)
-            csv_buf_printf(
-                b,
-                "  - Communication takes %s of the step time (over 20%%): overlap it "
-                "with computation (gradient bucketing), or communicate less often "
-                "(gradient accumulation).\n",
-                summary_pct((double)st->avg[SUMMARY_COMM], (double)st->avg_total, c, sizeof c));
+        if (!summary_advice_next(b, &cursor, s->ctx, &s->gpu, &s->steps, span, s->width)) {
+            b->len = at;
+            break;
+        }
+        csv_buf_putc(b, '\n');
     }
     if (b->len == header) b->len = start;
 }

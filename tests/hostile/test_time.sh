@@ -40,7 +40,7 @@ expect_err 'tconv: error: ts.json:1: '
 awk 'BEGIN { printf "["; for (i = 0; i < 5; i++)
     printf "%s{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":-4611686018427387,\"dur\":4611686018427387,\"name\":\"a\"}", i ? "," : "", i
     print "]" }' >long.json
-for w in pprof folded otf2 summary; do
+for w in pprof folded otf2 summary html; do
     rm -rf long.out
     expect 0 64 10 "$TCONV" -r chrome -w $w -o long.out long.json
 done
