@@ -205,9 +205,17 @@ void tconv_inputinfo_set_name(tconv_ctx *ctx, uint32_t input, const char *name);
  * run's context then goes through the same calls in the same order as if it had read the input
  * itself: ids, warnings and messages come out the same. */
 typedef struct tconv_rec tconv_rec;
-/* Starts recording what is done to wctx (a fresh context of the worker's own). */
-tconv_rec *tconv_rec_new(tconv_ctx *wctx);
-void tconv_rec_free(tconv_rec *rec);
+/* The event array of a recording, kept to record another input into: memory already touched
+ * costs no page faults (they were a tenth of a run's CPU time when each input had its own). */
+typedef struct tconv_rec_buf {
+    tconv_event *ev;
+    size_t cap;
+} tconv_rec_buf;
+/* Starts recording what is done to wctx (a fresh context of the worker's own) into buf (may be
+ * empty), which the recording now owns. */
+tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf);
+/* Frees all but the event array, handed back to be freed or recorded into again. */
+tconv_rec_buf tconv_rec_free(tconv_rec *rec);
 /* Hooks of the worker's context, called by the core where the reader changes it. */
 void tconv_rec_event(tconv_rec *rec, const tconv_event *e);
 void tconv_rec_warning(tconv_rec *rec, size_t kind_index);
@@ -228,8 +236,9 @@ typedef struct tconv_jobs tconv_jobs;
 /* Reads job k on some thread; abandon becomes nonzero when its result will not be wanted. */
 typedef void *(*tconv_job_fn)(void *user, size_t k, const atomic_int *abandon);
 /* n jobs for `threads` threads in all, the caller's included (threads - 1 are started). A job
- * is begun only while it is fewer than `threads` jobs ahead of the one the caller takes: at
- * most `threads` results exist at once. NULL when no thread could be started. */
+ * is begun only while it is fewer than `threads` jobs ahead of the one the caller takes (or
+ * `threads` + 1 while the caller does that one in line): at most `threads` results exist at
+ * once. NULL when no thread could be started. */
 tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, tconv_job_fn fn, void *user);
 /* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does
  * it in line), else its result once done. While waiting the caller does later jobs itself. */

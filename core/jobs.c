@@ -1,8 +1,9 @@
 /* Inputs read ahead by worker threads and taken by the main thread in input order (tconv -j).
  *
  * Jobs are begun in order, by whichever thread is free, only within a window of `threads` jobs
- * from the one the main thread takes: a worker that is that far ahead waits, which bounds the
- * results held at once (each one input's recording) by the number of threads. The main thread
+ * from the one the main thread takes (one more while the main thread reads that one in line,
+ * as it then holds no result): a worker that is that far ahead waits, which bounds the results
+ * held at once (each one input's recording) by the number of threads. The main thread
  * never idles while a later job could be begun: it reads the job it needs in line when no one
  * has begun it, and begins later ones itself while it waits for one a worker is reading. */
 #include <pthread.h>
@@ -21,6 +22,7 @@ struct tconv_jobs {
     size_t next;     /* the first job no one has begun */
     size_t consumer; /* the job the main thread takes */
     size_t window;
+    int inline_read; /* the caller reads its job in line: it holds no result meanwhile */
     int stop;
     atomic_int abandon;
     tconv_job_fn fn;
@@ -32,7 +34,8 @@ struct tconv_jobs {
 /* Begins the next job if the window allows; with mu held, which it releases while working. */
 static int jobs_run_one(tconv_jobs *j)
 {
-    if (j->stop || j->next >= j->n || j->next >= j->consumer + j->window) return 0;
+    if (j->stop || j->next >= j->n || j->next >= j->consumer + j->window + (size_t)j->inline_read)
+        return 0;
     size_t k = j->next++;
     j->state[k] = JOB_BUSY;
     pthread_mutex_unlock(&j->mu);
@@ -85,7 +88,8 @@ void *tconv_jobs_take(tconv_jobs *j, size_t k)
     j->consumer = k;
     pthread_cond_broadcast(&j->cv); /* the window moved */
     void *res = NULL;
-    if (j->next <= k) {
+    j->inline_read = j->next <= k;
+    if (j->inline_read) {
         j->next = k + 1; /* the caller reads it in line */
     } else {
         while (j->state[k] != JOB_DONE)

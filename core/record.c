@@ -74,9 +74,11 @@ static void rec_notice(void *user, tconv_notice_level level, const char *text)
     op->p = tconv_xstrdup(text);
 }
 
-tconv_rec *tconv_rec_new(tconv_ctx *wctx)
+tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf)
 {
     tconv_rec *rec = tconv_xcalloc(1, sizeof(*rec));
+    rec->ev = buf.ev;
+    rec->capev = buf.cap;
     rec->w = wctx;
     rec->nstr = tconv_string_count(wctx);
     rec->ntrack = tconv_track_count(wctx);
@@ -86,9 +88,10 @@ tconv_rec *tconv_rec_new(tconv_ctx *wctx)
     return rec;
 }
 
-void tconv_rec_free(tconv_rec *rec)
+tconv_rec_buf tconv_rec_free(tconv_rec *rec)
 {
-    if (!rec) return;
+    tconv_rec_buf buf = {0};
+    if (!rec) return buf;
     for (size_t i = 0; i < rec->nops; i++) {
         if (rec->ops[i].type == REC_STYPES) {
             tconv_sampletypes_saved_free(rec->ops[i].p);
@@ -98,11 +101,13 @@ void tconv_rec_free(tconv_rec *rec)
         }
     }
     free(rec->ops);
-    free(rec->ev);
+    buf.ev = rec->ev;
+    buf.cap = rec->capev;
     tconv_arena_free(&rec->data);
     free(rec->smap);
     free(rec->tmap);
     free(rec);
+    return buf;
 }
 
 void tconv_rec_event(tconv_rec *rec, const tconv_event *e)

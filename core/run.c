@@ -2,6 +2,7 @@
  * written, open the output (a temporary until the end), read each input with its reader into
  * the sink, finish the writer, and commit the output only when all of it worked. Every way out
  * but success leaves the output as it was. */
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -378,7 +379,9 @@ static int run_input_failed(tconv_run *r, int usage)
  * to the main thread to read in line (not a regular file, which only the main thread may open
  * once; no reader that may run apart; anything that failed before reading, so that the main
  * thread's own attempt says it as a serial run would). */
+typedef struct run_par run_par;
 typedef struct run_job {
+    run_par *par;
     int direct;
     tconv_ctx *ctx;
     tconv_rec *rec;
@@ -387,17 +390,42 @@ typedef struct run_job {
     run_misread mis;
 } run_job;
 
-typedef struct run_par {
+/* What the threads share: the run (read only), the inputs, and the event arrays of the
+ * recordings replayed, to record into again. */
+enum { RUN_SPARE = 64 };
+struct run_par {
     tconv_run *r;
     const tconv_input_list *inputs;
-} run_par;
+    pthread_mutex_t mu;
+    tconv_rec_buf spare[RUN_SPARE];
+    size_t nspare;
+};
 
-static void run_job_free(void *p)
+static tconv_rec_buf run_spare_take(run_par *p)
 {
-    run_job *j = p;
+    tconv_rec_buf buf = {0};
+    pthread_mutex_lock(&p->mu);
+    if (p->nspare) buf = p->spare[--p->nspare];
+    pthread_mutex_unlock(&p->mu);
+    return buf;
+}
+
+static void run_job_free(void *v)
+{
+    run_job *j = v;
     if (!j) return;
     if (j->in) tconv_input_close(j->in);
-    tconv_rec_free(j->rec);
+    if (j->rec) {
+        tconv_rec_buf buf = tconv_rec_free(j->rec);
+        run_par *p = j->par;
+        pthread_mutex_lock(&p->mu);
+        if (p->nspare < RUN_SPARE) {
+            p->spare[p->nspare++] = buf;
+            buf.ev = NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+        free(buf.ev);
+    }
     tconv_ctx_free(j->ctx);
     free(j);
 }
@@ -424,10 +452,11 @@ static tconv_ctx *run_job_ctx(const tconv_run *r, uint32_t index)
 
 static void *run_job_read(void *user, size_t k, const atomic_int *abandon)
 {
-    const run_par *p = user;
+    run_par *p = user;
     const tconv_run *r = p->r;
     const tconv_input_item *it = &p->inputs->items[k];
     run_job *j = tconv_xcalloc(1, sizeof(*j));
+    j->par = p;
     j->direct = 1;
     struct stat sb;
     if (strcmp(it->path, "-") == 0 || stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return j;
@@ -452,7 +481,7 @@ static void *run_job_read(void *user, size_t k, const atomic_int *abandon)
     }
     tconv_ctx_set_input_name(j->ctx, tconv_input_name(j->in));
     run_misread_note((tconv_run *)r, j->in, rc, &j->mis);
-    j->rec = tconv_rec_new(j->ctx);
+    j->rec = tconv_rec_new(j->ctx, run_spare_take(p));
     tconv_sink *sink = tconv_sink_new_recording(j->ctx, j->rec, abandon);
     tconv_status st = rc->read(j->ctx, j->in, &ro, sink);
     tconv_sink_free(sink);
@@ -597,7 +626,8 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     tconv_input_list inputs = {0};
     tconv_inputs_expand(ctx, &inputs, r->o.inputs, r->o.ninputs);
     r->prog.ninputs = (uint32_t)inputs.n;
-    run_par par = {r, &inputs};
+    run_par par = {.r = r, .inputs = &inputs};
+    pthread_mutex_init(&par.mu, NULL);
     unsigned threads = run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
     tconv_status st = TCONV_OK;
@@ -607,6 +637,9 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         run_job_free(job);
     }
     tconv_jobs_stop(jobs, run_job_free);
+    for (size_t i = 0; i < par.nspare; i++)
+        free(par.spare[i].ev);
+    pthread_mutex_destroy(&par.mu);
     if (st == TCONV_OK && r->stats.inputs_failed && r->stats.inputs_failed == r->tried) {
         tconv_error_set(ctx, "%u of %u inputs failed; nothing was written", r->tried, r->tried);
         st = TCONV_FATAL;
