@@ -236,9 +236,9 @@ typedef struct tconv_jobs tconv_jobs;
 /* Reads job k on some thread; abandon becomes nonzero when its result will not be wanted. */
 typedef void *(*tconv_job_fn)(void *user, size_t k, const atomic_int *abandon);
 /* n jobs for `threads` threads in all, the caller's included (threads - 1 are started). A job
- * is begun only while it is fewer than `threads` jobs ahead of the one the caller takes (or
- * `threads` + 1 while the caller does that one in line): at most `threads` results exist at
- * once. NULL when no thread could be started. */
+ * is begun only while it is at most `threads` jobs ahead of the one the caller takes (one more
+ * while the caller does that one in line): at most `threads` + 1 results exist at once. NULL
+ * when no thread could be started. */
 tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, tconv_job_fn fn, void *user);
 /* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does
  * it in line), else its result once done. While waiting the caller does later jobs itself. */

@@ -1,11 +1,13 @@
 /* Inputs read ahead by worker threads and taken by the main thread in input order (tconv -j).
  *
- * Jobs are begun in order, by whichever thread is free, only within a window of `threads` jobs
- * from the one the main thread takes (one more while the main thread reads that one in line,
- * as it then holds no result): a worker that is that far ahead waits, which bounds the results
- * held at once (each one input's recording) by the number of threads. The main thread
- * never idles while a later job could be begun: it reads the job it needs in line when no one
- * has begun it, and begins later ones itself while it waits for one a worker is reading. */
+ * Jobs are begun in order, by whichever thread is free, only within a window of `threads` + 1
+ * jobs from the one the main thread takes (one more while the main thread reads that one in
+ * line, as it then holds no result): a thread that is that far ahead waits, which bounds the
+ * results held at once (each one input's recording) by `threads` + 1. With a window of
+ * `threads`, a worker that finished an input waited while the main thread replayed: with two
+ * threads the main thread then did 57% of the work, and both did the same with the one more. The
+ * main thread never idles while a later job could be begun: it reads the job it needs in line when
+ * no one has begun it, and begins later ones itself while it waits for one a worker is reading. */
 #include <pthread.h>
 #include <string.h>
 
@@ -66,7 +68,7 @@ tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, tconv_job_fn fn, void *
     j->n = n;
     j->state = tconv_xcalloc(n ? n : 1, 1);
     j->result = tconv_xcalloc(n ? n : 1, sizeof(*j->result));
-    j->window = threads;
+    j->window = threads + 1;
     j->fn = fn;
     j->user = user;
     atomic_init(&j->abandon, 0);
