@@ -112,3 +112,20 @@ done
 same hta-gpu -w pprof -W gpu=attribute "${RANKS[@]}"
 same hta-rank -w folded --rank 1 "${RANKS[@]:0:2}"
 same hta-window -w csv --window 1ms:20ms "${RANKS[@]}"
+
+# perf script captures (the perf reader runs on worker threads too), and captures of different
+# events, refused at the second input's first sample.
+FG=$SRC/corpus/FlameGraph/test
+SP=$SRC/corpus/speedscope/sample/profiles/linux-perf
+PERF=("$FG/perf-java-stacks-01.txt" "$FG/perf-java-stacks-02.txt" "$FG/perf-js-stacks-01.txt")
+for f in "${PERF[@]}" "$SP/simple.linux-perf.txt" "$SP/rust-mangled.linux-perf.txt"; do
+    [ -f "$f" ] || {
+        echo "SKIP: no perf captures in tests/corpus ($f)"
+        exit 77
+    }
+done
+for w in pprof folded flamegraph text-ordered; do
+    same "perf-$w" -r perf -w "$w" "${PERF[@]}"
+done
+same perf-mixed -r perf -w pprof "$SP/simple.linux-perf.txt" "${PERF[@]}" "$SP/rust-mangled.linux-perf.txt"
+grep -q "have different sample types" "$TMP/perf-mixed.1.err" || fail "perf-mixed: no error"
