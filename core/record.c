@@ -239,6 +239,7 @@ tconv_status tconv_rec_replay(tconv_rec *rec, tconv_ctx *ctx, tconv_sink *sink)
         rec_map_event(rec, e);
         if (tconv_sink_replay(sink, e) == TCONV_FATAL) return TCONV_FATAL;
     }
-    if (rec->status != TCONV_OK && tconv_error_pending(rec->w)) tconv_error_move(ctx, rec->w);
+    /* Whatever error the reader left, as it would be on the run's context after a read. */
+    if (tconv_error_pending(rec->w)) tconv_error_move(ctx, rec->w);
     return rec->status;
 }
