@@ -208,8 +208,8 @@ typedef struct tconv_rec tconv_rec;
 /* The event array of a recording, kept to record another input into: memory already touched
  * costs no page faults (they were a tenth of a run's CPU time when each input had its own). */
 typedef struct tconv_rec_buf {
-    tconv_event *ev;
-    size_t cap;
+    void *ev;
+    size_t cap; /* in recorded events */
 } tconv_rec_buf;
 /* Starts recording what is done to wctx (a fresh context of the worker's own) into buf (may be
  * empty), which the recording now owns. */
