@@ -280,7 +280,7 @@ typedef struct run_misread {
     const tconv_reader_class *other; /* the reader detection would choose */
 } run_misread;
 
-static void run_misread_note(tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
+static void run_misread_note(const tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
                              run_misread *m)
 {
     *m = (run_misread){0};
@@ -480,7 +480,7 @@ static void *run_job_read(void *user, size_t k, const atomic_int *abandon)
         goto direct;
     }
     tconv_ctx_set_input_name(j->ctx, tconv_input_name(j->in));
-    run_misread_note((tconv_run *)r, j->in, rc, &j->mis);
+    run_misread_note(r, j->in, rc, &j->mis);
     j->rec = tconv_rec_new(j->ctx, run_spare_take(p));
     tconv_sink *sink = tconv_sink_new_recording(j->ctx, j->rec, abandon);
     tconv_status st = rc->read(j->ctx, j->in, &ro, sink);
