@@ -79,6 +79,9 @@ done
 same hta-gpu -w pprof -W gpu=attribute "${RANKS[@]}"
 same hta-rank -w folded --rank 1 "${RANKS[@]:0:2}"
 same hta-window -w csv --window 1ms:20ms "${RANKS[@]}"
+same hta-input -w folded --input 1 "${RANKS[@]}"
+same hta-steps -w summary --steps 1-2 "${RANKS[@]}"
+same hta-keepgoing --keep-going -w pprof "${RANKS[0]}" "$CH/truncated-in-event.json" "${RANKS[@]:1}"
 
 # perf script captures (the perf reader runs on worker threads too), and captures of different
 # events, refused at the second input's first sample.
