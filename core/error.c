@@ -72,6 +72,19 @@ TCONV_API void tconv_error_wrap(tconv_ctx *ctx, const char *fmt, ...)
     error_push_front(ctx, msg);
 }
 
+void tconv_error_move(tconv_ctx *to, tconv_ctx *from)
+{
+    tconv_error_clear(to);
+    to->errors = from->errors;
+    to->nerrors = from->nerrors;
+    to->error_usage = from->error_usage;
+    to->error_hint = from->error_hint;
+    from->errors = NULL;
+    from->nerrors = 0;
+    from->error_usage = 0;
+    from->error_hint = NULL;
+}
+
 TCONV_API int tconv_error_pending(const tconv_ctx *ctx)
 {
     return ctx->nerrors > 0;
@@ -119,6 +132,7 @@ TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *f
     for (size_t i = ctx->nwarnings; i-- > 0;) {
         if (strcmp(ctx->warnings[i].kind, kind) == 0) {
             ctx->warnings[i].count++;
+            if (ctx->rec) tconv_rec_warning(ctx->rec, i);
             return;
         }
     }
@@ -130,6 +144,7 @@ TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *f
     va_end(ap);
     w->kind = tconv_xstrdup(kind);
     w->count = 1;
+    if (ctx->rec) tconv_rec_warning(ctx->rec, ctx->nwarnings - 1);
 }
 
 TCONV_API uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind)

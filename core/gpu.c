@@ -131,6 +131,7 @@ TCONV_API void tconv_launchstacks_declare(tconv_ctx *ctx, int64_t tolerance_ns)
     for (size_t i = old; i < ctx->nlaunch_tol; i++)
         ctx->launch_tol[i] = -1;
     ctx->launch_tol[ctx->input] = tolerance_ns < 0 ? 0 : tolerance_ns;
+    if (ctx->rec) tconv_rec_launchstacks(ctx->rec, tolerance_ns);
 }
 
 static int64_t gpu_tolerance(const tconv_ctx *ctx, uint32_t input)

@@ -128,6 +128,10 @@ struct tconv_ctx {
     /* Per input, indexed by input (core/inputinfo.c). */
     tconv_inputinfo *inputinfo;
     size_t ninputinfo, inputinfo_cap;
+
+    /* A worker's context (tconv -j): what the reader does to it is also recorded here, to be
+     * done again to the run's context in input order (core/record.c). NULL: the run's own. */
+    struct tconv_rec *rec;
 };
 
 tconv_ctx *tconv_ctx_new(void);
@@ -192,6 +196,55 @@ uint32_t tconv_track_lane(tconv_ctx *ctx, uint32_t track, unsigned n);
 /* Record what an input says of itself (rank, time origin) and the name it was opened as. */
 void tconv_inputinfo_apply_metadata(tconv_ctx *ctx, const tconv_event *ev);
 void tconv_inputinfo_set_name(tconv_ctx *ctx, uint32_t input, const char *name);
+
+/* ---- recording: an input read on a worker thread (core/record.c) ----
+ * The worker's reader runs with a context of its own; the recording keeps what it did in order
+ * (events with the worker's string and track ids, new strings and tracks, track kinds, sample
+ * types, warnings, notices) and the main thread replays it into the run's context and sink,
+ * through arrays from the worker's ids to the run's, filled as the worker's tables grew. The
+ * run's context then goes through the same calls in the same order as if it had read the input
+ * itself: ids, warnings and messages come out the same. */
+typedef struct tconv_rec tconv_rec;
+/* The event array of a recording, kept to record another input into: memory already touched
+ * costs no page faults (they were a tenth of a run's CPU time when each input had its own). */
+typedef struct tconv_rec_buf {
+    void *ev;
+    size_t cap; /* in recorded events */
+} tconv_rec_buf;
+/* Starts recording what is done to wctx (a fresh context of the worker's own) into buf (may be
+ * empty), which the recording now owns. */
+tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf);
+/* Frees all but the event array, handed back to be freed or recorded into again. */
+tconv_rec_buf tconv_rec_free(tconv_rec *rec);
+/* Hooks of the worker's context, called by the core where the reader changes it. */
+void tconv_rec_event(tconv_rec *rec, const tconv_event *e);
+void tconv_rec_warning(tconv_rec *rec, size_t kind_index);
+void tconv_rec_track_kind(tconv_rec *rec, uint32_t track, uint32_t kind);
+void tconv_rec_sampletypes(tconv_rec *rec);
+void tconv_rec_launchstacks(tconv_rec *rec, int64_t tolerance_ns);
+/* The reader returned st (its error, if any, on the worker's context). */
+void tconv_rec_finish(tconv_rec *rec, tconv_status st);
+/* Does it all again to ctx (whose current input is the recorded one's) and sink. Returns what
+ * the reader returned, with its error moved to ctx, or TCONV_FATAL where a push of the replay
+ * failed in the sink (the error is then the sink's, as a serial read would have ended there). */
+tconv_status tconv_rec_replay(tconv_rec *rec, tconv_ctx *ctx, tconv_sink *sink);
+/* Moves the pending error (chain, hint, usage flag) of from to to. */
+void tconv_error_move(tconv_ctx *to, tconv_ctx *from);
+
+/* ---- jobs: inputs read ahead by worker threads, taken in order (core/jobs.c) ---- */
+typedef struct tconv_jobs tconv_jobs;
+/* Reads job k on some thread; abandon becomes nonzero when its result will not be wanted. */
+typedef void *(*tconv_job_fn)(void *user, size_t k, const atomic_int *abandon);
+/* n jobs for `threads` threads in all, the caller's included (threads - 1 are started). A job
+ * is begun only while it is at most `threads` jobs ahead of the one the caller takes (one more
+ * while the caller does that one in line): at most `threads` + 1 results exist at once. NULL
+ * when no thread could be started. */
+tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, tconv_job_fn fn, void *user);
+/* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does
+ * it in line), else its result once done. While waiting the caller does later jobs itself. */
+void *tconv_jobs_take(tconv_jobs *j, size_t k);
+/* Abandons what is left, joins the threads, and frees the results not taken with drop. */
+void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result));
 
 /* ---- options ---- */
 struct tconv_options {
@@ -294,6 +347,12 @@ void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t even
 void tconv_sink_stage_begin(tconv_sink *s);
 tconv_status tconv_sink_stage_commit(tconv_sink *s);
 void tconv_sink_stage_discard(tconv_sink *s);
+/* A worker's sink (tconv -j): every check about the event itself is made on the worker's
+ * context, and what passes goes to the recording; the checks against the other inputs are made
+ * when it is replayed. abandon nonzero ends the read. */
+tconv_sink *tconv_sink_new_recording(tconv_ctx *wctx, tconv_rec *rec, const atomic_int *abandon);
+/* A recorded event, its ids those of the run's context: the rest of a push. */
+tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e);
 
 /* Sort idx[n] in place by cmp(ctx, a, b), which must never call two indices equal. */
 typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);

@@ -2,8 +2,11 @@
  * written, open the output (a temporary until the end), read each input with its reader into
  * the sink, finish the writer, and commit the output only when all of it worked. Every way out
  * but success leaves the output as it was. */
+#include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -277,7 +280,7 @@ typedef struct run_misread {
     const tconv_reader_class *other; /* the reader detection would choose */
 } run_misread;
 
-static void run_misread_note(tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
+static void run_misread_note(const tconv_run *r, tconv_input *in, const tconv_reader_class *rc,
                              run_misread *m)
 {
     *m = (run_misread){0};
@@ -370,110 +373,273 @@ static int run_input_failed(tconv_run *r, int usage)
     return 1;
 }
 
-/* Reads every input into the sink; TCONV_FATAL with the error on the ctx. */
+/* ---- -j: inputs read on worker threads ---------------------------------------------------- */
+
+/* An input a worker read into a recording with a context of its own; or, direct, one it left
+ * to the main thread to read in line (not a regular file, which only the main thread may open
+ * once; no reader that may run apart; anything that failed before reading, so that the main
+ * thread's own attempt says it as a serial run would). */
+typedef struct run_par run_par;
+typedef struct run_job {
+    run_par *par;
+    int direct;
+    tconv_ctx *ctx;
+    tconv_rec *rec;
+    tconv_input *in;
+    const tconv_reader_class *rc;
+    run_misread mis;
+} run_job;
+
+/* What the threads share: the run (read only), the inputs, and the event arrays of the
+ * recordings replayed, to record into again. */
+enum { RUN_SPARE = 64 };
+struct run_par {
+    tconv_run *r;
+    const tconv_input_list *inputs;
+    pthread_mutex_t mu;
+    tconv_rec_buf spare[RUN_SPARE];
+    size_t nspare;
+};
+
+static tconv_rec_buf run_spare_take(run_par *p)
+{
+    tconv_rec_buf buf = {0};
+    pthread_mutex_lock(&p->mu);
+    if (p->nspare) buf = p->spare[--p->nspare];
+    pthread_mutex_unlock(&p->mu);
+    return buf;
+}
+
+static void run_job_free(void *v)
+{
+    run_job *j = v;
+    if (!j) return;
+    if (j->in) tconv_input_close(j->in);
+    if (j->rec) {
+        tconv_rec_buf buf = tconv_rec_free(j->rec);
+        run_par *p = j->par;
+        pthread_mutex_lock(&p->mu);
+        if (p->nspare < RUN_SPARE) {
+            p->spare[p->nspare++] = buf;
+            buf.ev = NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+        free(buf.ev);
+    }
+    tconv_ctx_free(j->ctx);
+    free(j);
+}
+
+static int run_concurrent(const tconv_reader_class *rc)
+{
+    return TCONV_CLASS_HAS(rc, flags) && (rc->flags & TCONV_READER_CONCURRENT);
+}
+
+/* The worker's context: what the run's context tells readers, nothing of its tables. */
+static tconv_ctx *run_job_ctx(const tconv_run *r, uint32_t index)
+{
+    const tconv_ctx *ctx = r->ctx;
+    tconv_ctx *w = tconv_ctx_new();
+    tconv_ctx_set_verbosity(w, ctx->verbosity);
+    w->all_spans = ctx->all_spans;
+    w->ignore_args = ctx->ignore_args;
+    w->gpu_attribute = ctx->gpu_attribute;
+    w->need_corr = ctx->need_corr;
+    w->interrupt = ctx->interrupt;
+    w->input = index;
+    return w;
+}
+
+static void *run_job_read(void *user, size_t k, const atomic_int *abandon)
+{
+    run_par *p = user;
+    const tconv_run *r = p->r;
+    const tconv_input_item *it = &p->inputs->items[k];
+    run_job *j = tconv_xcalloc(1, sizeof(*j));
+    j->par = p;
+    j->direct = 1;
+    struct stat sb;
+    if (strcmp(it->path, "-") == 0 || stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return j;
+    /* The input's index is not known yet (inputs skipped before it do not count): the worker's
+     * own is its position, and the replay gives its events and tracks the real one. */
+    j->ctx = run_job_ctx(r, (uint32_t)k);
+    j->in = tconv_input_open(j->ctx, it->path, (uint32_t)k, r->o.max_input_size);
+    if (!j->in) goto direct;
+    size_t hlen;
+    const unsigned char *head = tconv_input_peek(j->in, &hlen);
+    const tconv_reader_class *rc = r->fixed;
+    if (!rc)
+        rc = tconv_host_detect(r->host, head, hlen, tconv_input_name(j->in));
+    else if (it->dir && rc->probe && rc->probe(head, hlen) <= 0)
+        rc = NULL;
+    if (!rc || tconv_error_pending(j->ctx) || !run_concurrent(rc)) goto direct;
+    tconv_options ro;
+    char err[1024];
+    if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
+        tconv_options_free(&ro);
+        goto direct;
+    }
+    tconv_ctx_set_input_name(j->ctx, tconv_input_name(j->in));
+    run_misread_note(r, j->in, rc, &j->mis);
+    j->rec = tconv_rec_new(j->ctx, run_spare_take(p));
+    tconv_sink *sink = tconv_sink_new_recording(j->ctx, j->rec, abandon);
+    tconv_status st = rc->read(j->ctx, j->in, &ro, sink);
+    tconv_sink_free(sink);
+    tconv_options_free(&ro);
+    tconv_rec_finish(j->rec, st);
+    j->rc = rc;
+    j->direct = 0;
+    return j;
+direct:
+    if (j->in) tconv_input_close(j->in);
+    j->in = NULL;
+    tconv_ctx_free(j->ctx);
+    j->ctx = NULL;
+    return j;
+}
+
+/* How many threads read: -j, or the online CPUs; never more than the inputs. */
+static unsigned run_threads(const tconv_run *r, size_t ninputs)
+{
+    long n = r->o.jobs ? (long)r->o.jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if ((size_t)n > ninputs) n = (long)ninputs;
+    return n < 1 ? 1 : (unsigned)n;
+}
+
+/* One input into the sink: read in line (job NULL or direct), or replayed from a worker's
+ * recording. TCONV_FATAL ends the run, with the error on the ctx. */
+static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_item *it,
+                             run_job *job, int *usage)
+{
+    tconv_ctx *ctx = r->ctx;
+    char err[1024];
+    int recorded = job && !job->direct;
+    uint32_t index = r->stats.inputs;
+    tconv_ctx_set_input(ctx, index);
+    r->prog.input = index;
+    tconv_input *in;
+    if (recorded) {
+        in = job->in;
+        job->in = NULL;
+    } else {
+        in = tconv_input_open(ctx, it->path, index, r->o.max_input_size);
+    }
+    tconv_ctx_set_input_name(ctx, in ? tconv_input_name(in) : it->path);
+    if (!in && it->dir) {
+        /* A folder may hold a file its owner kept to themselves: name it, read the rest. */
+        size_t n;
+        const char *const *chain = tconv_error_chain(ctx, &n);
+        tconv_warning_add(ctx, "core.unreadable", "%s (in '%s'); skipped",
+                          n ? chain[n - 1] : it->path, it->dir);
+        tconv_error_clear(ctx);
+        r->prog.inputs_done++;
+        return TCONV_OK;
+    }
+    if (!in) {
+        r->prog.inputs_done++;
+        r->tried++;
+        return run_input_failed(r, 0) ? TCONV_OK : TCONV_FATAL;
+    }
+    int fatal = 0;
+    const tconv_reader_class *rc = recorded ? job->rc : run_pick_reader(r, in, it, &fatal);
+    if (!rc) {
+        tconv_input_close(in);
+        r->prog.inputs_done++;
+        if (fatal) {
+            r->tried++;
+            if (!run_input_failed(r, 0)) return TCONV_FATAL;
+        }
+        return TCONV_OK;
+    }
+    r->stats.inputs++;
+    tconv_inputinfo_set_name(ctx, index, tconv_input_name(in));
+    r->tried++;
+    tconv_options ro;
+    if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
+        tconv_error_usage(ctx, "reader %s: %s", rc->name, err);
+        *usage = 1;
+        tconv_options_free(&ro);
+        tconv_input_close(in);
+        return TCONV_FATAL;
+    }
+    tconv_note(ctx, "reading '%s' with the %s reader", tconv_input_name(in), rc->name);
+    r->in = in;
+    run_report(r);
+    run_misread mis;
+    if (recorded)
+        mis = job->mis;
+    else
+        run_misread_note(r, in, rc, &mis);
+    uint64_t events_before = tconv_sink_accepted(sink);
+    /* --keep-going: what the input changes is held or remembered, so that a failure can
+     * leave it out whole (its events staged in the sink, its tracks and sample types). */
+    uint32_t ntracks = tconv_track_count(ctx);
+    tconv_stypes_saved types = {0};
+    if (r->o.keep_going) {
+        tconv_sampletypes_save(ctx, &types);
+        tconv_sink_stage_begin(sink);
+    }
+    tconv_status st =
+        recorded ? tconv_rec_replay(job->rec, ctx, sink) : rc->read(ctx, in, &ro, sink);
+    if (st == TCONV_OK && tconv_sink_accepted(sink) == events_before) {
+        run_misread_check(r, in, rc, &mis);
+        if (tconv_error_pending(ctx)) st = TCONV_FATAL;
+    }
+    if (st != TCONV_OK && tconv_error_is_usage(ctx)) *usage = 1;
+    if (st != TCONV_OK && !tconv_error_pending(ctx))
+        tconv_error_set(ctx, "%s: the %s reader failed without saying why", tconv_input_name(in),
+                        rc->name);
+    if (st == TCONV_OK) {
+        size_t old = r->nread_ok;
+        TCONV_GROW(r->read_ok, r->nread_ok, (size_t)index + 1);
+        memset(r->read_ok + old, 0, r->nread_ok - old);
+        r->read_ok[index] = 1;
+    }
+    if (r->o.keep_going && st == TCONV_OK) {
+        tconv_sampletypes_saved_free(&types);
+        st = tconv_sink_stage_commit(sink); /* a failure now is the writer's: the run's */
+    } else if (r->o.keep_going) {
+        tconv_sink_stage_discard(sink);
+        tconv_track_truncate(ctx, ntracks);
+        tconv_sampletypes_restore(ctx, &types);
+        if (run_input_failed(r, *usage)) st = TCONV_OK;
+    }
+    r->done_bytes += tconv_input_raw_offset(in);
+    r->stats.bytes_read += tconv_input_raw_offset(in);
+    r->stats.bytes_plain += tconv_input_offset(in);
+    r->in = NULL;
+    r->prog.inputs_done++;
+    r->stats.events = tconv_sink_events(sink);
+    run_report(r);
+    tconv_options_free(&ro);
+    tconv_input_close(in);
+    return st;
+}
+
+/* Reads every input into the sink; TCONV_FATAL with the error on the ctx. With more than one
+ * thread, workers read inputs ahead into recordings, replayed here in input order: the run's
+ * context and the sink see the same calls in the same order as when one thread reads all. */
 static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
 {
     tconv_ctx *ctx = r->ctx;
     tconv_input_list inputs = {0};
     tconv_inputs_expand(ctx, &inputs, r->o.inputs, r->o.ninputs);
     r->prog.ninputs = (uint32_t)inputs.n;
+    run_par par = {.r = r, .inputs = &inputs};
+    pthread_mutex_init(&par.mu, NULL);
+    unsigned threads = run_threads(r, inputs.n);
+    tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
     tconv_status st = TCONV_OK;
-    char err[1024];
     for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
-        const tconv_input_item *it = &inputs.items[i];
-        uint32_t index = r->stats.inputs;
-        tconv_ctx_set_input(ctx, index);
-        r->prog.input = index;
-        tconv_input *in = tconv_input_open(ctx, it->path, index, r->o.max_input_size);
-        tconv_ctx_set_input_name(ctx, in ? tconv_input_name(in) : it->path);
-        if (!in && it->dir) {
-            /* A folder may hold a file its owner kept to themselves: name it, read the rest. */
-            size_t n;
-            const char *const *chain = tconv_error_chain(ctx, &n);
-            tconv_warning_add(ctx, "core.unreadable", "%s (in '%s'); skipped",
-                              n ? chain[n - 1] : it->path, it->dir);
-            tconv_error_clear(ctx);
-            r->prog.inputs_done++;
-            continue;
-        }
-        if (!in) {
-            r->prog.inputs_done++;
-            r->tried++;
-            if (run_input_failed(r, 0)) continue;
-            st = TCONV_FATAL;
-            break;
-        }
-        int fatal;
-        const tconv_reader_class *rc = run_pick_reader(r, in, it, &fatal);
-        if (!rc) {
-            tconv_input_close(in);
-            r->prog.inputs_done++;
-            if (fatal) {
-                r->tried++;
-                if (!run_input_failed(r, 0)) st = TCONV_FATAL;
-            }
-            continue;
-        }
-        r->stats.inputs++;
-        tconv_inputinfo_set_name(ctx, index, tconv_input_name(in));
-        r->tried++;
-        tconv_options ro;
-        if (run_parse_ropts(r, rc, r->fixed != NULL, &ro, err, sizeof(err)) < 0) {
-            tconv_error_usage(ctx, "reader %s: %s", rc->name, err);
-            *usage = 1;
-            tconv_options_free(&ro);
-            tconv_input_close(in);
-            st = TCONV_FATAL;
-            break;
-        }
-        tconv_note(ctx, "reading '%s' with the %s reader", tconv_input_name(in), rc->name);
-        r->in = in;
-        run_report(r);
-        run_misread mis;
-        run_misread_note(r, in, rc, &mis);
-        uint64_t events_before = tconv_sink_accepted(sink);
-        /* --keep-going: what the input changes is held or remembered, so that a failure can
-         * leave it out whole (its events staged in the sink, its tracks and sample types). */
-        uint32_t ntracks = tconv_track_count(ctx);
-        tconv_stypes_saved types = {0};
-        if (r->o.keep_going) {
-            tconv_sampletypes_save(ctx, &types);
-            tconv_sink_stage_begin(sink);
-        }
-        st = rc->read(ctx, in, &ro, sink);
-        if (st == TCONV_OK && tconv_sink_accepted(sink) == events_before) {
-            run_misread_check(r, in, rc, &mis);
-            if (tconv_error_pending(ctx)) st = TCONV_FATAL;
-        }
-        if (st != TCONV_OK && tconv_error_is_usage(ctx)) *usage = 1;
-        if (st != TCONV_OK && !tconv_error_pending(ctx))
-            tconv_error_set(ctx, "%s: the %s reader failed without saying why",
-                            tconv_input_name(in), rc->name);
-        if (st == TCONV_OK) {
-            size_t old = r->nread_ok;
-            TCONV_GROW(r->read_ok, r->nread_ok, (size_t)index + 1);
-            memset(r->read_ok + old, 0, r->nread_ok - old);
-            r->read_ok[index] = 1;
-        }
-        if (r->o.keep_going && st == TCONV_OK) {
-            tconv_sampletypes_saved_free(&types);
-            st = tconv_sink_stage_commit(sink); /* a failure now is the writer's: the run's */
-        } else if (r->o.keep_going) {
-            tconv_sink_stage_discard(sink);
-            tconv_track_truncate(ctx, ntracks);
-            tconv_sampletypes_restore(ctx, &types);
-            if (run_input_failed(r, *usage)) st = TCONV_OK;
-        }
-        r->done_bytes += tconv_input_raw_offset(in);
-        r->stats.bytes_read += tconv_input_raw_offset(in);
-        r->stats.bytes_plain += tconv_input_offset(in);
-        r->in = NULL;
-        r->prog.inputs_done++;
-        r->stats.events = tconv_sink_events(sink);
-        run_report(r);
-        tconv_options_free(&ro);
-        tconv_input_close(in);
+        run_job *job = jobs ? tconv_jobs_take(jobs, i) : NULL;
+        st = run_item(r, sink, &inputs.items[i], job, usage);
+        run_job_free(job);
     }
+    tconv_jobs_stop(jobs, run_job_free);
+    for (size_t i = 0; i < par.nspare; i++)
+        free(par.spare[i].ev);
+    pthread_mutex_destroy(&par.mu);
     if (st == TCONV_OK && r->stats.inputs_failed && r->stats.inputs_failed == r->tried) {
         tconv_error_set(ctx, "%u of %u inputs failed; nothing was written", r->tried, r->tried);
         st = TCONV_FATAL;

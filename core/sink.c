@@ -54,6 +54,9 @@ struct tconv_sink {
     int staging;
     void (*progress)(void *user, uint64_t events);
     void *progress_user;
+    /* A worker's sink (tconv -j): checked events go to the recording, not to a writer. */
+    tconv_rec *rec;
+    const atomic_int *abandon;
 };
 
 enum { SINK_PROGRESS_EVERY = 1 << 16 };
@@ -259,10 +262,10 @@ static const char *sink_bad_string(const tconv_ctx *ctx, const tconv_event *e, t
     return NULL;
 }
 
-/* Checks and normalises what a reader pushed into *e, with every check that is about the
- * input rather than the writer (string ids, sample types), so that an event staged for
- * --keep-going that passes here fails no later for its input's sake. TCONV_RECORD: skip it. */
-static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_event *out)
+/* Checks and normalises what a reader pushed into *out, with the checks that need nothing but
+ * the event and its input's strings and tracks: a worker's sink makes them as it records.
+ * TCONV_RECORD: skip it. */
+static tconv_status sink_check(tconv_sink *s, const tconv_event *in, tconv_event *out)
 {
     tconv_ctx *ctx = s->ctx;
     tconv_event e = TCONV_EVENT_INIT;
@@ -311,6 +314,16 @@ static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_even
     e.input = ctx->input;
     /* Readers look track names up as they go (to push a name only when it changes). */
     if (e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
+    *out = e;
+    return TCONV_OK;
+}
+
+/* The checks of a checked event against the inputs before it (sample types), so that an event
+ * staged for --keep-going that passes here fails no later for its input's sake. */
+static tconv_status sink_check_inputs(tconv_sink *s, const tconv_event *ev)
+{
+    tconv_ctx *ctx = s->ctx;
+    const tconv_event e = *ev;
     /* Launch stacks under GPU attribution never reach the writer as samples. */
     int launch = s->gpu && e.kind == TCONV_EV_SAMPLE && e.input < ctx->nlaunch_tol &&
                  ctx->launch_tol[e.input] >= 0;
@@ -325,8 +338,13 @@ static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_even
     }
     if (sink_is_span(e.kind)) s->have_spans = 1;
     if (e.kind == TCONV_EV_SAMPLE && !launch) s->have_samples = 1;
-    *out = e;
     return TCONV_OK;
+}
+
+static tconv_status sink_accept(tconv_sink *s, const tconv_event *in, tconv_event *out)
+{
+    tconv_status st = sink_check(s, in, out);
+    return st == TCONV_OK ? sink_check_inputs(s, out) : st;
 }
 
 /* A copy of e at the end of st, with its args, frames and values. */
@@ -493,8 +511,43 @@ uint64_t tconv_sink_accepted(const tconv_sink *s)
     return s->accepted;
 }
 
+tconv_sink *tconv_sink_new_recording(tconv_ctx *wctx, tconv_rec *rec, const atomic_int *abandon)
+{
+    tconv_sink *s = tconv_xcalloc(1, sizeof(*s));
+    s->ctx = wctx;
+    s->rec = rec;
+    s->abandon = abandon;
+    return s;
+}
+
+static tconv_status sink_record(tconv_sink *s, const tconv_event *in)
+{
+    tconv_event e;
+    tconv_status st = sink_check(s, in, &e);
+    if (st != TCONV_OK) return st;
+    if ((++s->accepted & (SINK_PROGRESS_EVERY - 1)) == 0 &&
+        (tconv_ctx_interrupted(s->ctx) ||
+         (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed)))) {
+        if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
+        return TCONV_FATAL;
+    }
+    tconv_rec_event(s->rec, &e);
+    return TCONV_OK;
+}
+
+tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e)
+{
+    e->input = s->ctx->input;
+    if (e->kind == TCONV_EV_METADATA) tconv_track_apply_metadata(s->ctx, e);
+    tconv_status st = sink_check_inputs(s, e);
+    if (st != TCONV_OK) return st;
+    s->accepted++;
+    return s->staging ? sink_stage_add(s, e) : sink_route(s, e, 0);
+}
+
 TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
 {
+    if (s->rec) return sink_record(s, in);
     tconv_event e;
     tconv_status st = sink_accept(s, in, &e);
     if (st != TCONV_OK) return st;

@@ -187,7 +187,9 @@ TCONV_API const tconv_track *tconv_track_describe(const tconv_ctx *ctx, uint32_t
 
 TCONV_API void tconv_track_set_kind(tconv_ctx *ctx, uint32_t track, tconv_track_kind kind)
 {
-    if (track < ctx->tracks.n) ctx->tracks.tracks[track].kind = kind;
+    if (track >= ctx->tracks.n) return;
+    ctx->tracks.tracks[track].kind = kind;
+    if (ctx->rec) tconv_rec_track_kind(ctx->rec, track, kind);
 }
 
 TCONV_API const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, char *buf, size_t cap)

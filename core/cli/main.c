@@ -15,6 +15,7 @@ typedef struct cli_args {
     char **ropts, **wopts, **plugin_paths;
     size_t nropts, nwopts, npaths;
     int force, list, help, version, quiet, verbose, strict, stats, all_spans, keep_going;
+    unsigned jobs;      /* -j; 0: the online CPUs */
     uint64_t max_input; /* decompressed bytes per input */
     const char *help_plugin;
     const char *window, *steps, *step_name, *input, *rank;
@@ -25,7 +26,7 @@ typedef struct cli_args {
 static void cli_usage(FILE *f)
 {
     fputs("usage: tconv [-r READER] [-w WRITER] [-o OUT] [-R key=val]... [-W key=val]...\n"
-          "             [--force] [--keep-going] [INPUT...]\n"
+          "             [--force] [--keep-going] [-j N] [INPUT...]\n"
           "       tconv --list | --help-plugin NAME | --help | --version\n"
           "\n"
           "Convert traces and profiles between formats. INPUT absent or '-' reads stdin;\n"
@@ -57,6 +58,9 @@ static void cli_usage(FILE *f)
           "      --keep-going      with several inputs or a directory: report an input that\n"
           "                        fails, leave it out whole, and write the output from the\n"
           "                        rest (then 'N of M inputs failed', exit 1)\n"
+          "  -j, --jobs N          read up to N inputs at once on N threads (default: the\n"
+          "                        online CPUs, at most the inputs; 1: one after another);\n"
+          "                        the output is the same for every N\n"
           "      --plugin-path DIR search DIR for plugins (repeatable)\n"
           "      --max-input-bytes N  stop when a gzip input decompresses past N bytes\n"
           "                        (suffixes K M G T; default 64G; 0: no limit)\n"
@@ -169,6 +173,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"max-input-bytes", required_argument, 0, O_MAX_INPUT},
         {"stats", no_argument, 0, O_STATS},
         {"keep-going", no_argument, 0, O_KEEP_GOING},
+        {"jobs", required_argument, 0, 'j'},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, 'V'},
@@ -177,7 +182,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
     };
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":r:w:o:R:W:qvVh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":r:w:o:R:W:j:qvVh", longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             a->reader = optarg;
@@ -194,6 +199,15 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         case 'W':
             cli_push(&a->wopts, &a->nwopts, optarg);
             break;
+        case 'j': {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(optarg, &end, 10);
+            if (!*optarg || *end || errno || optarg[0] == '-' || n < 1 || n > 4096)
+                return cli_usage_error("-j '%s': give a number of threads from 1 to 4096", optarg);
+            a->jobs = (unsigned)n;
+            break;
+        }
         case 'q':
             a->quiet = 1;
             break;
@@ -310,6 +324,7 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     o.verbosity = a->quiet ? -1 : a->verbose;
     o.max_input_size = a->max_input;
     o.keep_going = a->keep_going;
+    o.jobs = a->jobs;
     int from_stdin = !a->ninputs;
     for (size_t i = 0; i < a->ninputs; i++)
         from_stdin |= strcmp(a->inputs[i], "-") == 0;

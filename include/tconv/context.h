@@ -1,5 +1,6 @@
 /* The run context: string table, track table, errors and warnings. One per conversion; not
- * thread-safe (plugins are called from one thread). */
+ * thread-safe. Writers are called from one thread; a reader flagged TCONV_READER_CONCURRENT
+ * (plugin.h) may be called on other threads at once, each call with a context of its own. */
 #ifndef TCONV_CONTEXT_H
 #define TCONV_CONTEXT_H
 

@@ -144,6 +144,11 @@ typedef struct tconv_run_opts {
      * TCONV_FAILED when only some do; no input of that rank is TCONV_USAGE. */
     int only_rank;
     int64_t rank;
+    /* ---- appended in ABI 1.2 ---- */
+    /* Threads that read inputs at once: 0 for the online CPUs, never more than the inputs; 1
+     * reads them one after another on the calling thread. Any value gives the same output,
+     * messages and outcome; hooks are called on the calling thread only. */
+    unsigned jobs;
 } tconv_run_opts;
 
 #define TCONV_RUN_OPTS_INIT                                                                        \

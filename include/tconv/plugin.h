@@ -75,7 +75,19 @@ typedef struct tconv_reader_class {
     /* Read the whole input, pushing events. Return TCONV_OK or TCONV_FATAL (message on ctx). */
     tconv_status (*read)(tconv_ctx *ctx, tconv_input *in, const tconv_options *opts,
                          tconv_sink *sink);
+    /* ---- appended in ABI 1.2 ---- */
+    uint32_t flags; /* TCONV_READER_* */
 } tconv_reader_class;
+
+enum {
+    /* read() may run on several inputs at once, on threads other than the host's (tconv -j),
+     * each call with a context of its own: the reader keeps no state outside the call (no
+     * static variables, no process-wide library callbacks), looks at nothing of the context
+     * but its own strings and tracks, and returns as soon as a push returns TCONV_FATAL,
+     * without touching the context again. What it sees of the context is then the same as in a
+     * serial run, and the host replays what it did in input order. */
+    TCONV_READER_CONCURRENT = 1u << 0
+};
 
 /* ---- writers ---------------------------------------------------------------------------- */
 enum {

@@ -123,6 +123,7 @@ static const tconv_reader_class chrome_reader_class = {
     .options = chrome_options,
     .probe = chrome_probe,
     .read = chrome_read,
+    .flags = TCONV_READER_CONCURRENT,
 };
 
 static const tconv_reader_class *const chrome_readers[] = {&chrome_reader_class, NULL};

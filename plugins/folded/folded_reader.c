@@ -465,4 +465,5 @@ const tconv_reader_class folded_reader_class = {
     .options = folded_reader_options,
     .probe = folded_reader_probe,
     .read = folded_reader_read,
+    .flags = TCONV_READER_CONCURRENT,
 };

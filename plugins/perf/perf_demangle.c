@@ -4,26 +4,28 @@
 #include "perf_oom.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef char *(*perf_demangle_fn)(const char *mangled, char *buf, size_t *n, int *status);
 
-/* Looked up once per process; the library stays loaded, as the plugin may run again. */
-static int perf_demangle_looked;
+/* Looked up once per process (readers may run on several threads at once: pthread_once); the
+ * library stays loaded, as the plugin may run again. */
+static pthread_once_t perf_demangle_once = PTHREAD_ONCE_INIT;
 static perf_demangle_fn perf_demangle_cxa;
+
+static void perf_demangle_find(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    /* cast through an integer: ISO C has no conversion from void * to a function */
+    if (h) perf_demangle_cxa = (perf_demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
+}
 
 static perf_demangle_fn perf_demangle_lookup(void)
 {
-    if (!perf_demangle_looked) {
-        perf_demangle_looked = 1;
-        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (h) {
-            /* cast through an integer: ISO C has no conversion from void * to a function */
-            perf_demangle_cxa = (perf_demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
-        }
-    }
+    pthread_once(&perf_demangle_once, perf_demangle_find);
     return perf_demangle_cxa;
 }
 

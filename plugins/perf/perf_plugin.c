@@ -66,6 +66,7 @@ static const tconv_reader_class perf_reader_class = {
     .options = perf_options,
     .probe = perf_reader_probe,
     .read = perf_read,
+    .flags = TCONV_READER_CONCURRENT,
 };
 
 static const tconv_reader_class *const perf_readers[] = {&perf_reader_class, NULL};

@@ -8,6 +8,7 @@
 #   WRITERS    the writers to measure, default "text csv pprof otf2" (those installed)
 #   RUNS       runs per measurement, the best of which is shown (default 3)
 #   PLAIN=1    also convert the decompressed JSON, which shows the cost without inflating
+#   GEN_ONLY=F only write the generated trace to F (for tests/bench/jobs-bench.sh)
 #
 # For each input (a generated trace of SIZE_MB MB, gzipped, and the largest Kineto trace of the
 # corpus) it prints, for `gzip -dc` and for `tconv -r chrome -w WRITER`: seconds, MB/s of
@@ -72,6 +73,12 @@ with open(out, "w") as f:
     f.write('\n  ],\n  "traceName": "generated.pt.trace.json"\n}\n')
 PY
 }
+
+# GEN_ONLY=FILE: only write the generated trace of SIZE_MB MB (plain JSON) to FILE.
+if [ -n "${GEN_ONLY:-}" ]; then
+    gen_trace "$GEN_ONLY" "$SIZE_MB"
+    exit 0
+fi
 
 # The output of one run of writer $1: a file, or for a directory writer a fresh directory
 # (removed before each run, outside the timing).

@@ -214,6 +214,9 @@ static const tconv_reader_class tevt_reader = {
     .extensions = TEVT_NAME,
     .probe = tevt_probe,
     .read = tevt_read,
+#ifndef TEVT_ABI10
+    .flags = TCONV_READER_CONCURRENT,
+#endif
 };
 
 static const tconv_reader_class *const tevt_readers[] = {&tevt_reader, NULL};

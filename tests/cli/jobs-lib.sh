@@ -1,0 +1,36 @@
+# For the -j tests (sourced after lib.sh): run one conversion with several -j values and
+# compare everything a user sees.
+
+# same NAME ARGS...: tconv ARGS -o OUT with -j 1, 2 and 4 (and the default); the outputs (file
+# or directory), stderr and exit status must be equal, and an output must exist exactly when
+# the run succeeded. OUT is $TMP/NAME.J.
+same() {
+    local name=$1
+    shift
+    local j rc
+    for j in 1 2 4 default; do
+        local jarg=(-j "$j")
+        [ "$j" = default ] && jarg=()
+        set +e
+        "$TCONV" "${jarg[@]}" "$@" -o "$TMP/$name.$j" >"$TMP/$name.$j.stdout" 2>"$TMP/$name.$j.err"
+        rc=$?
+        set -e
+        echo "$rc" >"$TMP/$name.$j.rc"
+        # -v ends with the run's throughput, the one line that may differ between runs.
+        sed -i -e "s#$TMP/$name.$j#OUT#g" -e '/ MB\/s of input$/d' "$TMP/$name.$j.err"
+        if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
+            [ -e "$TMP/$name.$j" ] || fail "$name -j $j: exit $rc and no output"
+        elif [ "$rc" != 1 ] || ! grep -q "inputs failed; the output holds" "$TMP/$name.$j.err"; then
+            [ ! -e "$TMP/$name.$j" ] || fail "$name -j $j: exit $rc, yet an output was written"
+        fi
+    done
+    for j in 2 4 default; do
+        cmp -s "$TMP/$name.1.rc" "$TMP/$name.$j.rc" ||
+            fail "$name: exit $(cat "$TMP/$name.$j.rc") with -j $j, $(cat "$TMP/$name.1.rc") with -j 1"
+        diff -u "$TMP/$name.1.err" "$TMP/$name.$j.err" >&2 || fail "$name: stderr differs with -j $j"
+        if [ -e "$TMP/$name.1" ] || [ -e "$TMP/$name.$j" ]; then
+            diff -r "$TMP/$name.1" "$TMP/$name.$j" >&2 || fail "$name: output differs with -j $j"
+        fi
+    done
+    echo "ok $name (exit $(cat "$TMP/$name.1.rc"))"
+}

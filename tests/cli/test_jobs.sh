@@ -1,0 +1,101 @@
+# -j N: inputs read on N threads give the same output bytes, the same messages on stderr and the
+# same exit status as -j 1, which reads them one after another on one thread: for every writer,
+# on real multi-rank Kineto traces and on the inputs of the other multi-input tests, with
+# warnings, with a malformed input (with and without --keep-going), with inputs whose sample
+# types differ, with launch stacks, with a directory, and with standard input among the inputs.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/jobs-lib.sh"
+export TCONV_PLUGIN_PATH=$TEST_PLUGINS
+IN=$DATA/core/nesting.tevt
+CH=$DATA/chrome
+G=$DATA/gpu
+
+WRITERS="pprof folded csv summary chrome otf2 text text-ordered text-stacks flamegraph"
+
+# ---- the held-in multi-input cases -------------------------------------------------------------
+gzip -c "$IN" >"$TMP/nesting.bin"
+for w in $WRITERS; do
+    same "tevt-$w" -w "$w" "$IN" "$TMP/nesting.bin" "$IN"
+    same "chrome-$w" -w "$w" "$CH/all-phases.json" "$CH/multi-thread-with-samples.json" \
+        "$CH/nestable_async.json" "$CH/string-pid-tid.json" "$CH/metadata-after.json" \
+        "$CH/flow_events_json_v2.json"
+done
+# Warnings counted in several inputs: the same first messages and counts, in the same order.
+same warnings -w text-ordered "$CH/bad-events.json" "$CH/out-of-order.json" "$CH/bad-events.json" \
+    "$CH/non-utf8.json" "$CH/duplicate-keys.json"
+grep -q "warning" "$TMP/warnings.1.err" || fail "warnings: the inputs gave no warning"
+same warnings-v -v -w folded "$CH/bad-events.json" "$CH/out-of-order.json" "$CH/non-utf8.json"
+# A malformed input among good ones: its error, no output; with --keep-going, the rest.
+for w in text folded pprof otf2; do
+    same "malformed-$w" -w "$w" "$CH/all-phases.json" "$CH/truncated-in-event.json" "$CH/flow_simple.json"
+    same "keepgoing-$w" --keep-going -w "$w" "$CH/all-phases.json" "$CH/truncated-in-event.json" \
+        "$CH/flow_simple.json" "$CH/unescaped-quote.json" "$CH/nestable_async.json"
+done
+grep -q "truncated-in-event.json" "$TMP/malformed-text.1.err" || fail "malformed: no error named the input"
+grep -q "2 of 5 inputs failed" "$TMP/keepgoing-text.1.err" || fail "keep-going: no count of failed inputs"
+# Sample types that differ: found when the later input is replayed, as when it is read.
+printf 'prog;main;work 5\n' >"$TMP/a.stacks"
+printf 'prog;main;idle 3\n' >"$TMP/b.stacks"
+printf 'prog 1/1 [000] 1.000000:        948 cycles:u:\n\t  400010 work+0x10 (/bin/prog)\n\n' >"$TMP/c.perf"
+same mixed-types -w folded "$TMP/a.stacks" "$TMP/c.perf" "$TMP/b.stacks"
+same mixed-types-kg --keep-going -w pprof "$TMP/a.stacks" "$TMP/c.perf" "$TMP/b.stacks"
+grep -q "have different sample types" "$TMP/mixed-types.1.err" || fail "mixed types: no error"
+# Launch stacks (declared by the folded reader) matched to launches of another input.
+same launch -v -w folded -W value=gpu "$G/uprobe-order.folded" "$G/uprobe-order.json"
+same launch-time -w pprof -W gpu=attribute -R tolerance=2us "$G/uprobe-time.folded" "$G/uprobe-time.json"
+# A directory with a file of no known format, and standard input among the inputs.
+mkdir -p "$TMP/dir/sub"
+cp "$CH/all-phases.json" "$TMP/dir/a.json"
+cp "$IN" "$TMP/dir/sub/b.tevt"
+echo notes >"$TMP/dir/README"
+same dir -w text "$TMP/dir" "$CH/flow_simple.json"
+for j in 1 2; do
+    "$TCONV" -j "$j" -w text "$CH/all-phases.json" - "$IN" <"$TMP/nesting.bin" >"$TMP/stdin.$j" 2>&1
+done
+cmp "$TMP/stdin.1" "$TMP/stdin.2" || fail "standard input among the inputs: -j 2 differs"
+
+# ---- -j itself ------------------------------------------------------------------------------
+expect_rc 2 "$TCONV" -j 0 -w text "$IN"
+expect_grep "$TMP/err" "-j '0': give a number of threads from 1 to 4096"
+expect_rc 2 "$TCONV" -j x -w text "$IN"
+expect_rc 0 "$TCONV" --help
+expect_grep "$TMP/out" "-j, --jobs N"
+
+# ---- real multi-rank traces (the in-tree corpus slice) -----------------------------------------
+HTA=$SRC/corpus/HolisticTraceAnalysis/tests/data
+RANKS=("$HTA/trace_filter/sampled_rank-0.json.gz" "$HTA/trace_filter/sampled_rank-1.json.gz"
+    "$HTA/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
+    "$HTA/trace_file_list/inference_rank_1.json.gz" "$HTA/rank_non_gpu/rank_non_gpu.json.gz"
+    "$HTA/mtia_inference_trace/mtia_inference_rank_0.json.gz")
+for f in "${RANKS[@]}"; do
+    [ -f "$f" ] || {
+        echo "SKIP: no HTA rank traces in tests/corpus ($f)"
+        exit 77
+    }
+done
+for w in $WRITERS; do
+    same "hta-$w" -w "$w" "${RANKS[@]}"
+done
+same hta-gpu -w pprof -W gpu=attribute "${RANKS[@]}"
+same hta-rank -w folded --rank 1 "${RANKS[@]:0:2}"
+same hta-window -w csv --window 1ms:20ms "${RANKS[@]}"
+same hta-input -w folded --input 1 "${RANKS[@]}"
+same hta-steps -w summary --steps 1-2 "${RANKS[@]}"
+same hta-keepgoing --keep-going -w pprof "${RANKS[0]}" "$CH/truncated-in-event.json" "${RANKS[@]:1}"
+
+# perf script captures (the perf reader runs on worker threads too), and captures of different
+# events, refused at the second input's first sample.
+FG=$SRC/corpus/FlameGraph/test
+SP=$SRC/corpus/speedscope/sample/profiles/linux-perf
+PERF=("$FG/perf-java-stacks-01.txt" "$FG/perf-java-stacks-02.txt" "$FG/perf-js-stacks-01.txt")
+for f in "${PERF[@]}" "$SP/simple.linux-perf.txt" "$SP/rust-mangled.linux-perf.txt"; do
+    [ -f "$f" ] || {
+        echo "SKIP: no perf captures in tests/corpus ($f)"
+        exit 77
+    }
+done
+for w in pprof folded flamegraph text-ordered; do
+    same "perf-$w" -r perf -w "$w" "${PERF[@]}"
+done
+same perf-mixed -r perf -w pprof "$SP/simple.linux-perf.txt" "${PERF[@]}" "$SP/rust-mangled.linux-perf.txt"
+grep -q "have different sample types" "$TMP/perf-mixed.1.err" || fail "perf-mixed: no error"
