@@ -332,8 +332,10 @@ static uint8_t *pprof_put_label(pprof_enc *e, uint8_t *p, int key, uint32_t kind
     return p + (b - body);
 }
 
+/* The samples of merged; with by_track, merged is the writer's per-track sums and each key's
+ * group is the track whose group by_track gives (PPROF_GROUP_SKIP: left out). */
 static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const pprof_groups *g,
-                                const int64_t *divs)
+                                const uint32_t *by_track, const int64_t *divs)
 {
     pprof_writer *w = e->w;
     uint64_t *locs = NULL;
@@ -345,7 +347,12 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
     }
     for (uint32_t i = 0; i < merged->count && !e->oom; i++) {
         const pprof_agg_key *k = &merged->keys[i];
-        const pprof_group *grp = &g->items[k->group];
+        uint32_t gid = k->group;
+        if (by_track) {
+            gid = gid < g->ntracks ? by_track[gid] : PPROF_GROUP_SKIP;
+            if (gid == PPROF_GROUP_SKIP) continue;
+        }
+        const pprof_group *grp = &g->items[gid];
         uint32_t n = 0;
         for (uint32_t node = k->node; node != PPROF_NODE_ROOT;
              node = pprof_stacks_parent(&w->stacks, node)) {
@@ -497,6 +504,24 @@ static int pprof_merge(pprof_writer *w, const pprof_groups *g, pprof_agg *merged
     return 0;
 }
 
+/* 1 when no two tracks share a group: then folding would only rename the groups, keeping every
+ * sum and its order, and the per-track sums are written as they are (no second table of all
+ * stacks); 0 when some do; -1 when out of memory. */
+static int pprof_groups_distinct(const pprof_groups *g)
+{
+    unsigned char *seen = calloc(g->count ? g->count : 1, 1);
+    if (!seen) return -1;
+    int distinct = 1;
+    for (uint32_t t = 0; t < g->ntracks && distinct; t++) {
+        uint32_t grp = g->of_track[t];
+        if (grp == PPROF_GROUP_SKIP) continue;
+        if (seen[grp]) distinct = 0;
+        seen[grp] = 1;
+    }
+    free(seen);
+    return distinct;
+}
+
 tconv_status pprof_encode(pprof_writer *w)
 {
     tconv_status st = TCONV_FATAL;
@@ -525,8 +550,9 @@ tconv_status pprof_encode(pprof_writer *w)
     int64_t *divs = calloc(types.n, sizeof *divs);
     gz.started = 0;
 
-    if (!divs || pprof_groups_build(&groups, w) != 0 || pprof_merge(w, &groups, &merged) != 0)
-        goto oom;
+    if (!divs || pprof_groups_build(&groups, w) != 0) goto oom;
+    int distinct = pprof_groups_distinct(&groups);
+    if (distinct < 0 || (!distinct && pprof_merge(w, &groups, &merged) != 0)) goto oom;
     /* Root frames were added by the groups: size the frame maps after them. */
     uint32_t nframes = w->stacks.nframes;
     e.loc_of_frame = calloc(nframes ? nframes : 1, sizeof *e.loc_of_frame);
@@ -543,7 +569,10 @@ tconv_status pprof_encode(pprof_writer *w)
     pprof_write_mapping(&e);
     /* Needed before the string table is written, so take its index now. */
     int64_t default_type = pprof_cstr(&e, types.types[types.def].type);
-    pprof_write_samples(&e, &merged, &groups, divs);
+    if (distinct)
+        pprof_write_samples(&e, &w->agg, &groups, groups.of_track, divs);
+    else
+        pprof_write_samples(&e, &merged, &groups, NULL, divs);
     pprof_write_locations(&e);
     pprof_write_functions(&e);
     if (e.oom) goto oom;
