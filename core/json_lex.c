@@ -135,9 +135,18 @@ static int json_reserve(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* The scans below have a vector path (SSE2, baseline on x86-64) and a portable one; both give the
+ * same answers, and a test runs the lexer with each (tconv_json_scan_portable). */
+static int json_portable;
+
+void tconv_json_scan_portable(int on)
+{
+    json_portable = on;
+}
+
 /* The first byte of p[0 .. end) that ends a plain run of string text: '"', '\\' or a control
  * character; end if none. Eight bytes per step: names and args are most of a trace. */
-static const unsigned char *json_run(const unsigned char *p, const unsigned char *end)
+static const unsigned char *json_run_portable(const unsigned char *p, const unsigned char *end)
 {
 #if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
@@ -157,6 +166,53 @@ static const unsigned char *json_run(const unsigned char *p, const unsigned char
         p++;
     return p;
 }
+
+/* The first byte of p[0 .. end) that is not a digit. */
+static const unsigned char *json_digits_portable(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && (unsigned char)(*p - '0') <= 9)
+        p++;
+    return p;
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+static const unsigned char *json_run(const unsigned char *p, const unsigned char *end)
+{
+    if (json_portable) return json_run_portable(p, end);
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* v <= 0x1f (unsigned) where min(v, 0x1f) == v */
+        __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                         _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+    return json_run_portable(p, end);
+}
+
+static const unsigned char *json_digits(const unsigned char *p, const unsigned char *end)
+{
+    if (json_portable) return json_digits_portable(p, end);
+    /* '0' .. '9' are the bytes whose value minus '0', plus 0x80 (signed), is below 0x8a */
+    const __m128i shift = _mm_set1_epi8((char)(0x80 - '0')), lim = _mm_set1_epi8((char)(0x80 + 9));
+    while (end - p >= 16) {
+        __m128i v = _mm_add_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), shift);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(v, lim));
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+    return json_digits_portable(p, end);
+}
+#else
+#define json_run json_run_portable
+#define json_digits json_digits_portable
+#endif
 
 static unsigned json_hex4(const unsigned char *p)
 {
@@ -295,8 +351,7 @@ static int json_number(const unsigned char *p, const unsigned char *end, const u
     if (*p == '0') {
         p++;
     } else if (*p >= '1' && *p <= '9') {
-        while (++p < end && json_digit(*p)) {
-        }
+        p = json_digits(p + 1, end);
     } else {
         *err = JSON_E_MINUS;
         return -1;
@@ -308,8 +363,7 @@ static int json_number(const unsigned char *p, const unsigned char *end, const u
             *err = JSON_E_DECIMAL;
             return -1;
         }
-        while (++p < end && json_digit(*p)) {
-        }
+        p = json_digits(p + 1, end);
         if (p == end) return 0;
     }
     if (*p == 'e' || *p == 'E') {

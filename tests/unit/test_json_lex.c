@@ -251,6 +251,71 @@ static void deep_nesting_and_long_tokens(void **state)
     free(big);
 }
 
+/* The vector and the portable scans of string text and digits give the same tokens and errors:
+ * each special byte (a quote, a backslash, a control character, the bytes around them) at each
+ * place of runs long enough to cross several 16-byte blocks, and at each alignment. */
+static void lex_mode(int portable, const char *doc, size_t n, size_t cut, char *out, size_t cap)
+{
+    tconv_json_scan_portable(portable);
+    lex_cuts(doc, n, &cut, 1, 0, -1, out, cap);
+}
+
+static void scan_paths_agree(void **state)
+{
+    (void)state;
+    static const unsigned char special[] = {'"',  '\\', 0x00, 0x01, 0x1f, 0x20, 0x21, 0x2f,
+                                            0x30, 0x39, 0x3a, 0x5b, 0x7f, 0x80, 0xb0, 0xff};
+    char doc[128], a[9000], b[9000];
+    int old = 0;
+    size_t checked = 0;
+    for (size_t pad = 0; pad < 17; pad++)
+        for (size_t len = 0; len < 40; len++)
+            for (size_t at = 0; at <= len; at++)
+                for (size_t k = 0; k < sizeof special; k++)
+                    for (int num = 0; num < 2; num++) {
+                        /* ["<len bytes>"] or [<pad blanks>1<len digits>.5], one byte replaced */
+                        size_t n = 0;
+                        doc[n++] = '[';
+                        for (size_t i = 0; i < pad; i++)
+                            doc[n++] = ' ';
+                        size_t body = n + 1; /* the first byte after the quote or the leading 1 */
+                        doc[n++] = num ? '1' : '"';
+                        for (size_t i = 0; i < len; i++)
+                            doc[n++] = num ? (char)('0' + i % 10) : (char)('a' + i % 26);
+                        if (at < len) doc[body + at] = (char)special[k];
+                        if (num) {
+                            doc[n++] = '.';
+                            doc[n++] = '5';
+                        } else {
+                            doc[n++] = '"';
+                        }
+                        doc[n++] = ']';
+                        size_t cut = n - (at % 7);
+                        lex_mode(1, doc, n, cut, a, sizeof a);
+                        lex_mode(0, doc, n, cut, b, sizeof b);
+                        if (strcmp(a, b) != 0)
+                            fail_msg("portable and vector scans differ on <%.*s>:\n  %s\n  %s",
+                                     (int)n, doc, a, b);
+                        checked++;
+                    }
+    tconv_json_scan_portable(old);
+    assert_true(checked > 10000);
+}
+
+static int vector_scan(void **state)
+{
+    (void)state;
+    tconv_json_scan_portable(0);
+    return 0;
+}
+
+static int portable_scan(void **state)
+{
+    (void)state;
+    tconv_json_scan_portable(1);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,5 +330,12 @@ int main(void)
         cmocka_unit_test(offsets_start_where_told),
         cmocka_unit_test(deep_nesting_and_long_tokens),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest paths[] = {
+        cmocka_unit_test(scan_paths_agree),
+    };
+    /* Every case with the vector scans (where the CPU has them), then with the portable ones. */
+    int failed = cmocka_run_group_tests_name("vector scans", tests, vector_scan, NULL);
+    failed += cmocka_run_group_tests_name("portable scans", tests, portable_scan, NULL);
+    failed += cmocka_run_group_tests_name("both scans", paths, NULL, NULL);
+    return failed;
 }
