@@ -104,6 +104,14 @@ struct tconv_json_lexer {
     char found[32];
 };
 
+/* The token scanners are called from the token loop and from json_skip_fast: inlined in both,
+ * as they were when the loop was their one caller. */
+#if defined(__GNUC__)
+#define JSON_INLINE static inline __attribute__((always_inline))
+#else
+#define JSON_INLINE static inline
+#endif
+
 static int json_blank(unsigned char c)
 {
     /* ' ' is the common case; '\t' .. '\r' are the other five (yajl counts \v and \f). */
@@ -307,8 +315,8 @@ static int json_unescape(tconv_json_lexer *lx, const unsigned char *s, size_t n,
 
 /* A string from its opening quote at p: 1 with *q just past the closing quote and *esc set when
  * it holds escapes, 0 when the bytes end first, -1 with *err at an invalid byte. */
-static int json_string(const unsigned char *p, const unsigned char *end, const unsigned char **q,
-                       int *esc, int *err)
+JSON_INLINE int json_string(const unsigned char *p, const unsigned char *end,
+                            const unsigned char **q, int *esc, int *err)
 {
     p++;
     for (;;) {
@@ -344,8 +352,8 @@ static int json_string(const unsigned char *p, const unsigned char *end, const u
 
 /* A number from p: 1 with *q just past it, 0 when the bytes end before something that is not
  * part of it (it may go on), -1 with *err. */
-static int json_number(const unsigned char *p, const unsigned char *end, const unsigned char **q,
-                       int *err)
+JSON_INLINE int json_number(const unsigned char *p, const unsigned char *end,
+                            const unsigned char **q, int *err)
 {
     if (*p == '-' && ++p == end) return 0;
     if (*p == '0') {
@@ -382,8 +390,8 @@ static int json_number(const unsigned char *p, const unsigned char *end, const u
 }
 
 /* true, false or null from p: 1, 0 when the bytes end inside it, -1 when it is none of them. */
-static int json_word(const unsigned char *p, const unsigned char *end, const char *word,
-                     const unsigned char **q)
+JSON_INLINE int json_word(const unsigned char *p, const unsigned char *end, const char *word,
+                          const unsigned char **q)
 {
     size_t n = strlen(word);
     for (size_t i = 1; i < n; i++) {
@@ -642,6 +650,95 @@ static int json_call_text(tconv_json_lexer *lx, tconv_json_token_fn fn, tconv_js
     return json_call(lx, fn, t);
 }
 
+/* A skipped container's content, from just after its '{' or '[' at p (kind 'm' or 'a'): checked
+ * by the same token scanners and grammar as json_lex, without its bookkeeping for messages and
+ * callbacks. Returns the container's closing byte when the content is well-formed, non-empty,
+ * nested less than 64 deep and ends in these bytes; NULL otherwise, and json_lex then lexes it
+ * token by token as usual (so errors are found and told by the one code that tells them). */
+static const unsigned char *json_skip_fast(const unsigned char *p, const unsigned char *end,
+                                           char kind)
+{
+    uint64_t is_obj = kind == 'm'; /* bit i: level i is an object */
+    unsigned d = 0;                /* levels opened inside */
+    int st = kind == 'm' ? JSON_OBJ_FIRST : JSON_ARR_FIRST;
+    const unsigned char *q = NULL;
+    for (;;) {
+        while (p < end && json_blank(*p))
+            p++;
+        if (p == end) return NULL;
+        unsigned char c = *p;
+        int esc = 0, err = 0;
+        switch (st) {
+        case JSON_OBJ_FIRST:
+        case JSON_OBJ_KEY:
+            if (c == '"') {
+                if (json_string(p, end, &q, &esc, &err) != 1) return NULL;
+                p = q;
+                st = JSON_OBJ_COLON;
+                continue;
+            }
+            if (c == '}' && st == JSON_OBJ_FIRST) goto close;
+            return NULL;
+        case JSON_OBJ_COLON:
+            if (c != ':') return NULL;
+            p++;
+            st = JSON_VALUE;
+            continue;
+        case JSON_OBJ_NEXT:
+        case JSON_ARR_NEXT:
+            if (c == ',') {
+                p++;
+                st = st == JSON_OBJ_NEXT ? JSON_OBJ_KEY : JSON_VALUE;
+                continue;
+            }
+            if (c == (st == JSON_OBJ_NEXT ? '}' : ']')) goto close;
+            return NULL;
+        default: /* JSON_VALUE, JSON_ARR_FIRST */
+            switch (c) {
+            case '"':
+                if (json_string(p, end, &q, &esc, &err) != 1) return NULL;
+                break;
+            case '{':
+            case '[':
+                if (d == 63) return NULL;
+                d++;
+                is_obj = is_obj << 1 | (c == '{');
+                st = c == '{' ? JSON_OBJ_FIRST : JSON_ARR_FIRST;
+                p++;
+                continue;
+            case ']':
+                if (st == JSON_ARR_FIRST) goto close;
+                return NULL;
+            case 't':
+                if (json_word(p, end, "true", &q) != 1) return NULL;
+                break;
+            case 'f':
+                if (json_word(p, end, "false", &q) != 1) return NULL;
+                break;
+            case 'n':
+                if (json_word(p, end, "null", &q) != 1) return NULL;
+                break;
+            default:
+                if (!(c == '-' || json_digit(c)) || json_number(p, end, &q, &err) != 1) return NULL;
+                break;
+            }
+            p = q;
+            st = is_obj & 1 ? JSON_OBJ_NEXT : JSON_ARR_NEXT;
+            continue;
+        }
+    close:
+        if (!d) {
+            /* An empty container is json_lex's (its END says so). */
+            if (st == JSON_OBJ_FIRST || st == JSON_ARR_FIRST) return NULL;
+            return p;
+        }
+        d--;
+        is_obj >>= 1;
+        p++;
+        st = is_obj & 1 ? JSON_OBJ_NEXT : JSON_ARR_NEXT;
+    }
+}
+
 /* Lex buf[0 .. len), at input offset base; *used is where the first token cut by the end of
  * the bytes starts (len when none is). */
 static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, uint64_t base,
@@ -788,7 +885,18 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
                     t.len = 1;
                     int rc = json_call(lx, lx->cb.begin, &t);
                     if (rc < 0) goto fatal;
-                    if (rc == TCONV_JSON_SKIP) lx->skip = lx->depth;
+                    if (rc == TCONV_JSON_SKIP) {
+                        lx->skip = lx->depth;
+                        /* Most skipped containers are checked here in one pass; the main loop
+                         * then takes their closing byte as if it had lexed all before it. */
+                        const unsigned char *close = json_skip_fast(q, end, kind);
+                        if (close) {
+                            lx->last = 'v'; /* not empty; its END sets last_end */
+                            st = kind == 'm' ? JSON_OBJ_NEXT : JSON_ARR_NEXT;
+                            p = close;
+                            continue;
+                        }
+                    }
                 }
                 break;
             }

@@ -66,16 +66,17 @@ static void lex_doc(const char *doc, size_t n, unsigned flags, char *out, size_t
 }
 
 /* The result of doc, checked to be the same whatever two places it is cut at, and fed one
- * byte at a time. */
-static const char *lex_all_splits(const char *doc, size_t n)
+ * byte at a time; the BEGIN token at offset skip_at (-1: none) asks for a skip. Whole, a skipped
+ * container goes through the lexer's one-pass check; cut inside, through its token loop. */
+static const char *lex_all_splits_skip(const char *doc, size_t n, int skip_at)
 {
     static char whole[9000];
     char other[9000];
-    lex_doc(doc, n, 0, whole, sizeof whole);
+    lex_cuts(doc, n, NULL, 0, 0, skip_at, whole, sizeof whole);
     for (size_t a = 0; a <= n; a++)
         for (size_t b = a; b <= n; b++) {
             size_t cuts[2] = {a, b};
-            lex_cuts(doc, n, cuts, 2, 0, -1, other, sizeof other);
+            lex_cuts(doc, n, cuts, 2, 0, skip_at, other, sizeof other);
             if (strcmp(whole, other) != 0)
                 fail_msg("cut at %zu and %zu of <%s>:\n  %s\nwhole:\n  %s", a, b, doc, other,
                          whole);
@@ -83,14 +84,22 @@ static const char *lex_all_splits(const char *doc, size_t n)
     size_t *every = malloc((n + 1) * sizeof *every);
     for (size_t i = 0; i < n; i++)
         every[i] = i;
-    lex_cuts(doc, n, every, n, 0, -1, other, sizeof other);
+    lex_cuts(doc, n, every, n, 0, skip_at, other, sizeof other);
     free(every);
     if (strcmp(whole, other) != 0)
         fail_msg("byte by byte <%s>:\n  %s\nwhole:\n  %s", doc, other, whole);
     return whole;
 }
 
+static const char *lex_all_splits(const char *doc, size_t n)
+{
+    return lex_all_splits_skip(doc, n, -1);
+}
+
 #define CHECK(doc, want) assert_string_equal(lex_all_splits(doc, sizeof(doc) - 1), want)
+/* doc with its container at offset 1 skipped */
+#define CHECK_SKIP(doc, want)                                                                      \
+    assert_string_equal(lex_all_splits_skip(doc, sizeof(doc) - 1, 1), want)
 
 static void every_token_kind(void **state)
 {
@@ -186,6 +195,61 @@ static void skip_checks_but_hides(void **state)
     static const char bad[] = "[{\"a\":[1,{\"b\" 2}]},3]";
     lex_cuts(bad, sizeof bad - 1, NULL, 0, 0, 1, out, sizeof out);
     assert_string_equal(out, "[ {|14: expected a value for \"b\", found '2'");
+}
+
+/* A skipped container checked in one pass (whole) ends, or fails, exactly as when lexed token by
+ * token (cut): what follows it, the END token, each kind of error inside with its offset and
+ * message, and what the one pass leaves to the token loop (empty, too deep, cut numbers). */
+static void skip_in_one_pass_or_not(void **state)
+{
+    (void)state;
+    CHECK_SKIP("[{\"a\":[1,{\"b\":2}],\"c\":\"x\\\"y\",\"d\":[true,false,null,-1.5e3]},3]",
+               "[ { } n:3 ]|ok");
+    CHECK_SKIP("[[1,[2,[3]],{}],\"z\"]", "[ [ ] s:z ]|ok");
+    CHECK_SKIP("[{} ,1]", "[ { }e n:1 ]|ok");
+    CHECK_SKIP("[[ ]\v]", "[ [ ]e ]|ok");
+    CHECK_SKIP("[{\"a\" :\t1 \n} x]",
+               "[ { }|13: expected ',' or ']' after an array element, found 'x'");
+    CHECK_SKIP("[{\"a\":1,}]",
+               "[ {|8: expected a member name in double quotes after ',', found '}'");
+    CHECK_SKIP("[{\"a\":1 \"b\":2}]",
+               "[ {|8: expected ',' or '}' after the value of \"a\", found '\"'");
+    CHECK_SKIP("[{\"a\":[1,]}]", "[ {|9: expected a value after ',', found ']'");
+    CHECK_SKIP("[{\"a\":[1}]}]", "[ {|8: expected ',' or ']' after an array element, found '}'");
+    CHECK_SKIP("[{\"a\":-}]", "[ {|5: malformed number, a digit is required after the minus sign");
+    CHECK_SKIP("[{\"a\":1.}]",
+               "[ {|5: malformed number, a digit is required after the decimal point");
+    CHECK_SKIP("[{\"a\":tru}]", "[ {|5: expected a value for \"a\", found ':'");
+    CHECK_SKIP("[{\"a\":\"\\q\"}]",
+               "[ {|5: inside a string, '\\' occurs before a character which it may not");
+    CHECK_SKIP("[{\"a\":\"\x01\"}]", "[ {|5: invalid character inside string");
+    CHECK_SKIP("[{\"a\"/1}]",
+               "[ {|5: probable comment found in input text, comments are not enabled");
+    CHECK_SKIP("[{\"a\":1}", "[ { }|8: unexpected end of input: 1 JSON value(s) not closed");
+    CHECK_SKIP("[{\"a\":1", "[ {|7: unexpected end of input: 2 JSON value(s) not closed");
+    CHECK_SKIP("[{\"a\":12", "[ {|8: unexpected end of input: 2 JSON value(s) not closed");
+    /* 70 levels: deeper than the one pass goes */
+    char deep[160];
+    size_t n = 0;
+    deep[n++] = '[';
+    for (int i = 0; i < 70; i++)
+        deep[n++] = '[';
+    deep[n++] = '1';
+    for (int i = 0; i < 70; i++)
+        deep[n++] = ']';
+    memcpy(deep + n, ",2]", 3);
+    assert_string_equal(lex_all_splits_skip(deep, n + 3, 1), "[ [ ] n:2 ]|ok");
+    /* an object 2 levels down closed by ']', below 66 more levels */
+    n = 0;
+    memcpy(deep + n, "[[{\"k\":", 7);
+    n += 7;
+    for (int i = 0; i < 66; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 66; i++)
+        deep[n++] = ']';
+    memcpy(deep + n, "]],2]", 5);
+    assert_string_equal(lex_all_splits_skip(deep, n + 5, 1),
+                        "[ [|139: expected ',' or '}' after the value of \"k\", found ']'");
 }
 
 static int stop_at_number(void *user, const tconv_json_token *t)
@@ -326,6 +390,7 @@ int main(void)
         cmocka_unit_test(errors_and_offsets),
         cmocka_unit_test(long_keys_are_cut_in_messages),
         cmocka_unit_test(skip_checks_but_hides),
+        cmocka_unit_test(skip_in_one_pass_or_not),
         cmocka_unit_test(a_callback_stops),
         cmocka_unit_test(offsets_start_where_told),
         cmocka_unit_test(deep_nesting_and_long_tokens),
