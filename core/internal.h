@@ -23,6 +23,11 @@ _Noreturn void tconv_oom_fatal(size_t n);
 void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
 #define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* ---- JSON lexer ---- */
+/* Nonzero: scan with the portable code even where a vector path exists (for tests that compare
+ * the two). Process-wide; set before lexing. */
+void tconv_json_scan_portable(int on);
+
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
     struct tconv_arena_chunk *head;

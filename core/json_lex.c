@@ -104,6 +104,14 @@ struct tconv_json_lexer {
     char found[32];
 };
 
+/* The token scanners are called from the token loop and from json_skip_fast: inlined in both,
+ * as they were when the loop was their one caller. */
+#if defined(__GNUC__)
+#define JSON_INLINE static inline __attribute__((always_inline))
+#else
+#define JSON_INLINE static inline
+#endif
+
 static int json_blank(unsigned char c)
 {
     /* ' ' is the common case; '\t' .. '\r' are the other five (yajl counts \v and \f). */
@@ -135,9 +143,18 @@ static int json_reserve(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* The scans below have a vector path (SSE2, baseline on x86-64) and a portable one; both give the
+ * same answers, and a test runs the lexer with each (tconv_json_scan_portable). */
+static int json_portable;
+
+void tconv_json_scan_portable(int on)
+{
+    json_portable = on;
+}
+
 /* The first byte of p[0 .. end) that ends a plain run of string text: '"', '\\' or a control
  * character; end if none. Eight bytes per step: names and args are most of a trace. */
-static const unsigned char *json_run(const unsigned char *p, const unsigned char *end)
+static const unsigned char *json_run_portable(const unsigned char *p, const unsigned char *end)
 {
 #if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
@@ -157,6 +174,53 @@ static const unsigned char *json_run(const unsigned char *p, const unsigned char
         p++;
     return p;
 }
+
+/* The first byte of p[0 .. end) that is not a digit. */
+static const unsigned char *json_digits_portable(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && (unsigned char)(*p - '0') <= 9)
+        p++;
+    return p;
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+static const unsigned char *json_run(const unsigned char *p, const unsigned char *end)
+{
+    if (json_portable) return json_run_portable(p, end);
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* v <= 0x1f (unsigned) where min(v, 0x1f) == v */
+        __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                         _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+    return json_run_portable(p, end);
+}
+
+static const unsigned char *json_digits(const unsigned char *p, const unsigned char *end)
+{
+    if (json_portable) return json_digits_portable(p, end);
+    /* '0' .. '9' are the bytes whose value minus '0', plus 0x80 (signed), is below 0x8a */
+    const __m128i shift = _mm_set1_epi8((char)(0x80 - '0')), lim = _mm_set1_epi8((char)(0x80 + 9));
+    while (end - p >= 16) {
+        __m128i v = _mm_add_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), shift);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(v, lim));
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+    return json_digits_portable(p, end);
+}
+#else
+#define json_run json_run_portable
+#define json_digits json_digits_portable
+#endif
 
 static unsigned json_hex4(const unsigned char *p)
 {
@@ -251,8 +315,8 @@ static int json_unescape(tconv_json_lexer *lx, const unsigned char *s, size_t n,
 
 /* A string from its opening quote at p: 1 with *q just past the closing quote and *esc set when
  * it holds escapes, 0 when the bytes end first, -1 with *err at an invalid byte. */
-static int json_string(const unsigned char *p, const unsigned char *end, const unsigned char **q,
-                       int *esc, int *err)
+JSON_INLINE int json_string(const unsigned char *p, const unsigned char *end,
+                            const unsigned char **q, int *esc, int *err)
 {
     p++;
     for (;;) {
@@ -288,15 +352,14 @@ static int json_string(const unsigned char *p, const unsigned char *end, const u
 
 /* A number from p: 1 with *q just past it, 0 when the bytes end before something that is not
  * part of it (it may go on), -1 with *err. */
-static int json_number(const unsigned char *p, const unsigned char *end, const unsigned char **q,
-                       int *err)
+JSON_INLINE int json_number(const unsigned char *p, const unsigned char *end,
+                            const unsigned char **q, int *err)
 {
     if (*p == '-' && ++p == end) return 0;
     if (*p == '0') {
         p++;
     } else if (*p >= '1' && *p <= '9') {
-        while (++p < end && json_digit(*p)) {
-        }
+        p = json_digits(p + 1, end);
     } else {
         *err = JSON_E_MINUS;
         return -1;
@@ -308,8 +371,7 @@ static int json_number(const unsigned char *p, const unsigned char *end, const u
             *err = JSON_E_DECIMAL;
             return -1;
         }
-        while (++p < end && json_digit(*p)) {
-        }
+        p = json_digits(p + 1, end);
         if (p == end) return 0;
     }
     if (*p == 'e' || *p == 'E') {
@@ -328,8 +390,8 @@ static int json_number(const unsigned char *p, const unsigned char *end, const u
 }
 
 /* true, false or null from p: 1, 0 when the bytes end inside it, -1 when it is none of them. */
-static int json_word(const unsigned char *p, const unsigned char *end, const char *word,
-                     const unsigned char **q)
+JSON_INLINE int json_word(const unsigned char *p, const unsigned char *end, const char *word,
+                          const unsigned char **q)
 {
     size_t n = strlen(word);
     for (size_t i = 1; i < n; i++) {
@@ -588,6 +650,95 @@ static int json_call_text(tconv_json_lexer *lx, tconv_json_token_fn fn, tconv_js
     return json_call(lx, fn, t);
 }
 
+/* A skipped container's content, from just after its '{' or '[' at p (kind 'm' or 'a'): checked
+ * by the same token scanners and grammar as json_lex, without its bookkeeping for messages and
+ * callbacks. Returns the container's closing byte when the content is well-formed, non-empty,
+ * nested less than 64 deep and ends in these bytes; NULL otherwise, and json_lex then lexes it
+ * token by token as usual (so errors are found and told by the one code that tells them). */
+static const unsigned char *json_skip_fast(const unsigned char *p, const unsigned char *end,
+                                           char kind)
+{
+    uint64_t is_obj = kind == 'm'; /* bit i: level i is an object */
+    unsigned d = 0;                /* levels opened inside */
+    int st = kind == 'm' ? JSON_OBJ_FIRST : JSON_ARR_FIRST;
+    const unsigned char *q = NULL;
+    for (;;) {
+        while (p < end && json_blank(*p))
+            p++;
+        if (p == end) return NULL;
+        unsigned char c = *p;
+        int esc = 0, err = 0;
+        switch (st) {
+        case JSON_OBJ_FIRST:
+        case JSON_OBJ_KEY:
+            if (c == '"') {
+                if (json_string(p, end, &q, &esc, &err) != 1) return NULL;
+                p = q;
+                st = JSON_OBJ_COLON;
+                continue;
+            }
+            if (c == '}' && st == JSON_OBJ_FIRST) goto close;
+            return NULL;
+        case JSON_OBJ_COLON:
+            if (c != ':') return NULL;
+            p++;
+            st = JSON_VALUE;
+            continue;
+        case JSON_OBJ_NEXT:
+        case JSON_ARR_NEXT:
+            if (c == ',') {
+                p++;
+                st = st == JSON_OBJ_NEXT ? JSON_OBJ_KEY : JSON_VALUE;
+                continue;
+            }
+            if (c == (st == JSON_OBJ_NEXT ? '}' : ']')) goto close;
+            return NULL;
+        default: /* JSON_VALUE, JSON_ARR_FIRST */
+            switch (c) {
+            case '"':
+                if (json_string(p, end, &q, &esc, &err) != 1) return NULL;
+                break;
+            case '{':
+            case '[':
+                if (d == 63) return NULL;
+                d++;
+                is_obj = is_obj << 1 | (c == '{');
+                st = c == '{' ? JSON_OBJ_FIRST : JSON_ARR_FIRST;
+                p++;
+                continue;
+            case ']':
+                if (st == JSON_ARR_FIRST) goto close;
+                return NULL;
+            case 't':
+                if (json_word(p, end, "true", &q) != 1) return NULL;
+                break;
+            case 'f':
+                if (json_word(p, end, "false", &q) != 1) return NULL;
+                break;
+            case 'n':
+                if (json_word(p, end, "null", &q) != 1) return NULL;
+                break;
+            default:
+                if (!(c == '-' || json_digit(c)) || json_number(p, end, &q, &err) != 1) return NULL;
+                break;
+            }
+            p = q;
+            st = is_obj & 1 ? JSON_OBJ_NEXT : JSON_ARR_NEXT;
+            continue;
+        }
+    close:
+        if (!d) {
+            /* An empty container is json_lex's (its END says so). */
+            if (st == JSON_OBJ_FIRST || st == JSON_ARR_FIRST) return NULL;
+            return p;
+        }
+        d--;
+        is_obj >>= 1;
+        p++;
+        st = is_obj & 1 ? JSON_OBJ_NEXT : JSON_ARR_NEXT;
+    }
+}
+
 /* Lex buf[0 .. len), at input offset base; *used is where the first token cut by the end of
  * the bytes starts (len when none is). */
 static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, uint64_t base,
@@ -734,7 +885,18 @@ static int json_lex(tconv_json_lexer *lx, const unsigned char *buf, size_t len, 
                     t.len = 1;
                     int rc = json_call(lx, lx->cb.begin, &t);
                     if (rc < 0) goto fatal;
-                    if (rc == TCONV_JSON_SKIP) lx->skip = lx->depth;
+                    if (rc == TCONV_JSON_SKIP) {
+                        lx->skip = lx->depth;
+                        /* Most skipped containers are checked here in one pass; the main loop
+                         * then takes their closing byte as if it had lexed all before it. */
+                        const unsigned char *close = json_skip_fast(q, end, kind);
+                        if (close) {
+                            lx->last = 'v'; /* not empty; its END sets last_end */
+                            st = kind == 'm' ? JSON_OBJ_NEXT : JSON_ARR_NEXT;
+                            p = close;
+                            continue;
+                        }
+                    }
                 }
                 break;
             }

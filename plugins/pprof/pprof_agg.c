@@ -1,4 +1,5 @@
 #include "pprof_agg.h"
+#include "pprof_stacks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ void pprof_agg_free(pprof_agg *ag)
 {
     free(ag->keys);
     free(ag->values);
+    free(ag->first);
     pprof_index_free(&ag->ix);
     pprof_agg_init(ag, 0);
 }
@@ -33,18 +35,45 @@ static int pprof_agg_grow(pprof_agg *ag)
     return 0;
 }
 
+/* The first-entry slot of node; NULL when out of memory. */
+static uint32_t *pprof_agg_first(pprof_agg *ag, uint32_t node)
+{
+    if (node == PPROF_NODE_ROOT) return &ag->root_first;
+    if (node >= ag->nfirst) {
+        if (node >= UINT32_MAX / 2) return NULL;
+        uint32_t n = ag->nfirst ? ag->nfirst : 1024;
+        while (n <= node)
+            n *= 2;
+        uint32_t *f = realloc(ag->first, (size_t)n * sizeof *f);
+        if (!f) return NULL;
+        memset(f + ag->nfirst, 0, (size_t)(n - ag->nfirst) * sizeof *f);
+        ag->first = f;
+        ag->nfirst = n;
+    }
+    return &ag->first[node];
+}
+
 int pprof_agg_add(pprof_agg *ag, uint32_t node, uint32_t group, const int64_t *values)
 {
+    uint32_t *first = pprof_agg_first(ag, node);
+    if (!first) return -1;
+    uint32_t id = PPROF_INDEX_NONE;
     pprof_index_cursor cur;
-    pprof_index_start(&ag->ix, &cur, pprof_hash_mix(0xc2b2ae35u, (uint64_t)node << 32 | group));
-    uint32_t id;
-    while ((id = pprof_index_probe(&ag->ix, &cur)) != PPROF_INDEX_NONE) {
-        if (ag->keys[id].node == node && ag->keys[id].group == group) break;
+    if (*first && ag->keys[*first - 1].group == group) {
+        id = *first - 1;
+    } else if (*first) {
+        pprof_index_start(&ag->ix, &cur, pprof_hash_mix(0xc2b2ae35u, (uint64_t)node << 32 | group));
+        while ((id = pprof_index_probe(&ag->ix, &cur)) != PPROF_INDEX_NONE) {
+            if (ag->keys[id].node == node && ag->keys[id].group == group) break;
+        }
     }
     if (id == PPROF_INDEX_NONE) {
         if (ag->count == ag->cap && pprof_agg_grow(ag) != 0) return -1;
         id = ag->count;
-        if (pprof_index_insert_at(&ag->ix, &cur, id) != 0) return -1;
+        if (!*first)
+            *first = id + 1;
+        else if (pprof_index_insert_at(&ag->ix, &cur, id) != 0)
+            return -1;
         ag->keys[id] = (pprof_agg_key){node, group};
         memset(&ag->values[(size_t)id * ag->nvalues], 0, ag->nvalues * sizeof *ag->values);
         ag->count++;

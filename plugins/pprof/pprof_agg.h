@@ -17,6 +17,12 @@ typedef struct pprof_agg {
     pprof_agg_key *keys;
     int64_t *values; /* count * nvalues */
     uint32_t count, cap;
+    /* Per node, the id + 1 of its first entry (0: none yet), found without hashing: nodes are
+     * numbered densely, and with one track (or stacks no two tracks share) every entry is the
+     * first of its node. The index holds only the other entries. */
+    uint32_t *first;
+    uint32_t nfirst;
+    uint32_t root_first; /* the same for PPROF_NODE_ROOT */
     pprof_index ix;
 } pprof_agg;
 

@@ -24,6 +24,20 @@ enum {
     PPROF_F_DEFAULT_SAMPLE_TYPE = 14
 };
 
+/* The constant strings of labels, in the order of pprof_label_name. */
+enum {
+    PPROF_K_PID,
+    PPROF_K_TID,
+    PPROF_K_THREAD,
+    PPROF_K_PROCESS,
+    PPROF_K_RANK,
+    PPROF_K_INPUT,
+    PPROF_K_ID,
+    PPROF_LABEL_KEYS
+};
+static const char *const pprof_label_name[PPROF_LABEL_KEYS] = {"pid",  "tid",   "thread", "process",
+                                                               "rank", "input", "id"};
+
 typedef struct pprof_function {
     tconv_str name, system_name, filename;
     uint32_t start_line;
@@ -45,6 +59,11 @@ typedef struct pprof_enc {
     pprof_function *funcs;
     uint32_t nfuncs, funcs_cap;
     pprof_index func_ix;
+    /* a sample, location or function being written */
+    uint8_t *wire;
+    uint32_t wire_cap;
+    /* string indices of the label names and of "id", taken on first use */
+    int64_t label_key[PPROF_LABEL_KEYS];
     int oom;
 } pprof_enc;
 
@@ -231,22 +250,92 @@ static void pprof_write_sample_types(pprof_enc *e, const pprof_types *t, int64_t
     }
 }
 
-static void pprof_label_id(pprof_enc *e, Perftools__Profiles__Label *l, const char *key,
-                           uint32_t kind, int64_t num, tconv_str str)
+/* ---- the wire format of samples, locations and functions ----------------------------------
+ * They are most of a profile with many distinct stacks and are written here directly, in the
+ * bytes protobuf-c writes for them (proto3: fields in number order, zero scalars left out,
+ * repeated scalars packed, int64 as the varint of its two's complement), without its two passes
+ * over the descriptors per message. */
+
+#define PPROF_VARINT_MAX 10
+
+static uint8_t *pprof_put_varint(uint8_t *p, uint64_t v)
 {
-    perftools__profiles__label__init(l);
-    l->key = pprof_cstr(e, key);
-    if (kind == PPROF_ID_NUM) {
-        l->num = num;
-        /* pprof drops a numeric label whose value and unit are both 0 (pid 0 is Kineto's
-         * first GPU); a unit it does not know keeps the label and prints as the bare number. */
-        l->num_unit = pprof_cstr(e, "id");
-    } else
-        l->str = pprof_str(e, str);
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
 }
 
+static uint32_t pprof_varint_len(uint64_t v)
+{
+    uint32_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* A varint field; proto3 leaves a zero out. */
+static uint8_t *pprof_put_field(uint8_t *p, uint32_t field, uint64_t v)
+{
+    if (!v) return p;
+    *p++ = (uint8_t)(field << 3);
+    return pprof_put_varint(p, v);
+}
+
+/* A length-delimited field whose body (body_len bytes) the caller writes after it. */
+static uint8_t *pprof_put_len(uint8_t *p, uint32_t field, uint64_t body_len)
+{
+    *p++ = (uint8_t)(field << 3 | 2);
+    return pprof_put_varint(p, body_len);
+}
+
+static uint8_t *pprof_wire_reserve(pprof_enc *e, size_t need)
+{
+    if (need > UINT32_MAX / 2) {
+        e->oom = 1;
+        return NULL;
+    }
+    uint8_t *p = pprof_grow(e->wire, &e->wire_cap, (uint32_t)need, 1, &e->oom);
+    if (e->oom) return NULL;
+    e->wire = p;
+    return p;
+}
+
+static int64_t pprof_label_key(pprof_enc *e, int k)
+{
+    if (e->label_key[k] < 0) e->label_key[k] = pprof_cstr(e, pprof_label_name[k]);
+    return e->label_key[k];
+}
+
+/* A Label field of a sample. */
+static uint8_t *pprof_put_label(pprof_enc *e, uint8_t *p, int key, uint32_t kind, int64_t num,
+                                tconv_str str)
+{
+    int64_t k = pprof_label_key(e, key), sv = 0, unit = 0;
+    if (kind == PPROF_ID_NUM)
+        /* pprof drops a numeric label whose value and unit are both 0 (pid 0 is Kineto's
+         * first GPU); a unit it does not know keeps the label and prints as the bare number. */
+        unit = pprof_label_key(e, PPROF_K_ID);
+    else
+        sv = pprof_str(e, str), num = 0;
+    uint8_t body[4 * (1 + PPROF_VARINT_MAX)], *b = body;
+    b = pprof_put_field(b, 1, (uint64_t)k);
+    b = pprof_put_field(b, 2, (uint64_t)sv);
+    b = pprof_put_field(b, 3, (uint64_t)num);
+    b = pprof_put_field(b, 4, (uint64_t)unit);
+    p = pprof_put_len(p, 3, (uint64_t)(b - body));
+    memcpy(p, body, (size_t)(b - body));
+    return p + (b - body);
+}
+
+/* The samples of merged; with by_track, merged is the writer's per-track sums and each key's
+ * group is the track whose group by_track gives (PPROF_GROUP_SKIP: left out). */
 static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const pprof_groups *g,
-                                const int64_t *divs)
+                                const uint32_t *by_track, const int64_t *divs)
 {
     pprof_writer *w = e->w;
     uint64_t *locs = NULL;
@@ -258,7 +347,12 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
     }
     for (uint32_t i = 0; i < merged->count && !e->oom; i++) {
         const pprof_agg_key *k = &merged->keys[i];
-        const pprof_group *grp = &g->items[k->group];
+        uint32_t gid = k->group;
+        if (by_track) {
+            gid = gid < g->ntracks ? by_track[gid] : PPROF_GROUP_SKIP;
+            if (gid == PPROF_GROUP_SKIP) continue;
+        }
+        const pprof_group *grp = &g->items[gid];
         uint32_t n = 0;
         for (uint32_t node = k->node; node != PPROF_NODE_ROOT;
              node = pprof_stacks_parent(&w->stacks, node)) {
@@ -275,28 +369,35 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
         for (uint32_t v = 0; v < w->nvalues; v++)
             vals[v] = pprof_scale(merged->values[(size_t)i * w->nvalues + v], divs[v]);
 
-        Perftools__Profiles__Label lab[6];
-        Perftools__Profiles__Label *labp[6];
-        size_t nl = 0;
+        /* tags and lengths of the two packed fields, the labels (six at most) */
+        uint8_t *p = pprof_wire_reserve(e, ((size_t)n + w->nvalues + 4) * PPROF_VARINT_MAX +
+                                               6 * (2 + 4 * (1 + PPROF_VARINT_MAX)));
+        if (!p) break;
+        if (n) {
+            uint64_t len = 0;
+            for (uint32_t l = 0; l < n; l++)
+                len += pprof_varint_len(locs[l]);
+            p = pprof_put_len(p, 1, len);
+            for (uint32_t l = 0; l < n; l++)
+                p = pprof_put_varint(p, locs[l]);
+        }
+        if (w->nvalues) {
+            uint64_t len = 0;
+            for (uint32_t v = 0; v < w->nvalues; v++)
+                len += pprof_varint_len((uint64_t)vals[v]);
+            p = pprof_put_len(p, 2, len);
+            for (uint32_t v = 0; v < w->nvalues; v++)
+                p = pprof_put_varint(p, (uint64_t)vals[v]);
+        }
         if (grp->pid_kind)
-            pprof_label_id(e, &lab[nl++], "pid", grp->pid_kind, grp->pid_num, grp->pid_str);
+            p = pprof_put_label(e, p, PPROF_K_PID, grp->pid_kind, grp->pid_num, grp->pid_str);
         if (grp->tid_kind)
-            pprof_label_id(e, &lab[nl++], "tid", grp->tid_kind, grp->tid_num, grp->tid_str);
-        if (grp->thread) pprof_label_id(e, &lab[nl++], "thread", PPROF_ID_STR, 0, grp->thread);
-        if (grp->process) pprof_label_id(e, &lab[nl++], "process", PPROF_ID_STR, 0, grp->process);
-        if (grp->has_rank) pprof_label_id(e, &lab[nl++], "rank", PPROF_ID_NUM, grp->rank, 0);
-        if (grp->has_input) pprof_label_id(e, &lab[nl++], "input", PPROF_ID_NUM, grp->input, 0);
-        for (size_t l = 0; l < nl; l++)
-            labp[l] = &lab[l];
-
-        Perftools__Profiles__Sample s = PERFTOOLS__PROFILES__SAMPLE__INIT;
-        s.n_location_id = n;
-        s.location_id = locs;
-        s.n_value = w->nvalues;
-        s.value = vals;
-        s.n_label = nl;
-        s.label = labp;
-        pprof_gz_message_field(e->gz, PPROF_F_SAMPLE, &s.base);
+            p = pprof_put_label(e, p, PPROF_K_TID, grp->tid_kind, grp->tid_num, grp->tid_str);
+        if (grp->thread) p = pprof_put_label(e, p, PPROF_K_THREAD, PPROF_ID_STR, 0, grp->thread);
+        if (grp->process) p = pprof_put_label(e, p, PPROF_K_PROCESS, PPROF_ID_STR, 0, grp->process);
+        if (grp->has_rank) p = pprof_put_label(e, p, PPROF_K_RANK, PPROF_ID_NUM, grp->rank, 0);
+        if (grp->has_input) p = pprof_put_label(e, p, PPROF_K_INPUT, PPROF_ID_NUM, grp->input, 0);
+        pprof_gz_bytes_field(e->gz, PPROF_F_SAMPLE, e->wire, (size_t)(p - e->wire));
     }
     free(locs);
     free(vals);
@@ -306,17 +407,19 @@ static void pprof_write_locations(pprof_enc *e)
 {
     for (uint32_t id = 1; id <= e->nlocs && !e->oom; id++) {
         const tconv_frame *fr = &e->w->stacks.frames[e->frame_of_loc[id - 1]];
-        Perftools__Profiles__Line line = PERFTOOLS__PROFILES__LINE__INIT;
         int64_t lineno = 0;
-        line.function_id = pprof_frame_function(e, fr, &lineno);
-        line.line = lineno;
-        Perftools__Profiles__Line *linep = &line;
-        Perftools__Profiles__Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
-        loc.id = id;
-        loc.address = fr->addr;
-        loc.n_line = 1;
-        loc.line = &linep;
-        pprof_gz_message_field(e->gz, PPROF_F_LOCATION, &loc.base);
+        uint32_t fid = pprof_frame_function(e, fr, &lineno);
+        uint8_t body[3 * (1 + PPROF_VARINT_MAX) + 2 * (1 + PPROF_VARINT_MAX)], *p = body, *l;
+        p = pprof_put_field(p, 1, id);
+        p = pprof_put_field(p, 3, fr->addr);
+        /* the one Line: written even when empty, as every element of a repeated field */
+        uint8_t line[2 * (1 + PPROF_VARINT_MAX)];
+        l = pprof_put_field(line, 1, fid);
+        l = pprof_put_field(l, 2, (uint64_t)lineno);
+        p = pprof_put_len(p, 4, (uint64_t)(l - line));
+        memcpy(p, line, (size_t)(l - line));
+        p += l - line;
+        pprof_gz_bytes_field(e->gz, PPROF_F_LOCATION, body, (size_t)(p - body));
     }
 }
 
@@ -324,13 +427,13 @@ static void pprof_write_functions(pprof_enc *e)
 {
     for (uint32_t i = 0; i < e->nfuncs && !e->oom; i++) {
         const pprof_function *f = &e->funcs[i];
-        Perftools__Profiles__Function fn = PERFTOOLS__PROFILES__FUNCTION__INIT;
-        fn.id = i + 1;
-        fn.name = pprof_str(e, f->name);
-        fn.system_name = pprof_str(e, f->system_name);
-        fn.filename = pprof_str(e, f->filename);
-        fn.start_line = f->start_line;
-        pprof_gz_message_field(e->gz, PPROF_F_FUNCTION, &fn.base);
+        uint8_t body[5 * (1 + PPROF_VARINT_MAX)], *p = body;
+        p = pprof_put_field(p, 1, i + 1);
+        p = pprof_put_field(p, 2, (uint64_t)pprof_str(e, f->name));
+        p = pprof_put_field(p, 3, (uint64_t)pprof_str(e, f->system_name));
+        p = pprof_put_field(p, 4, (uint64_t)pprof_str(e, f->filename));
+        p = pprof_put_field(p, 5, f->start_line);
+        pprof_gz_bytes_field(e->gz, PPROF_F_FUNCTION, body, (size_t)(p - body));
     }
 }
 
@@ -401,6 +504,24 @@ static int pprof_merge(pprof_writer *w, const pprof_groups *g, pprof_agg *merged
     return 0;
 }
 
+/* 1 when no two tracks share a group: then folding would only rename the groups, keeping every
+ * sum and its order, and the per-track sums are written as they are (no second table of all
+ * stacks); 0 when some do; -1 when out of memory. */
+static int pprof_groups_distinct(const pprof_groups *g)
+{
+    unsigned char *seen = calloc(g->count ? g->count : 1, 1);
+    if (!seen) return -1;
+    int distinct = 1;
+    for (uint32_t t = 0; t < g->ntracks && distinct; t++) {
+        uint32_t grp = g->of_track[t];
+        if (grp == PPROF_GROUP_SKIP) continue;
+        if (seen[grp]) distinct = 0;
+        seen[grp] = 1;
+    }
+    free(seen);
+    return distinct;
+}
+
 tconv_status pprof_encode(pprof_writer *w)
 {
     tconv_status st = TCONV_FATAL;
@@ -424,11 +545,14 @@ tconv_status pprof_encode(pprof_writer *w)
     e.gz = &gz;
     pprof_index_init(&e.func_ix);
     pprof_index_init(&e.str_ix);
+    for (int k = 0; k < PPROF_LABEL_KEYS; k++)
+        e.label_key[k] = -1;
     int64_t *divs = calloc(types.n, sizeof *divs);
     gz.started = 0;
 
-    if (!divs || pprof_groups_build(&groups, w) != 0 || pprof_merge(w, &groups, &merged) != 0)
-        goto oom;
+    if (!divs || pprof_groups_build(&groups, w) != 0) goto oom;
+    int distinct = pprof_groups_distinct(&groups);
+    if (distinct < 0 || (!distinct && pprof_merge(w, &groups, &merged) != 0)) goto oom;
     /* Root frames were added by the groups: size the frame maps after them. */
     uint32_t nframes = w->stacks.nframes;
     e.loc_of_frame = calloc(nframes ? nframes : 1, sizeof *e.loc_of_frame);
@@ -445,7 +569,10 @@ tconv_status pprof_encode(pprof_writer *w)
     pprof_write_mapping(&e);
     /* Needed before the string table is written, so take its index now. */
     int64_t default_type = pprof_cstr(&e, types.types[types.def].type);
-    pprof_write_samples(&e, &merged, &groups, divs);
+    if (distinct)
+        pprof_write_samples(&e, &w->agg, &groups, groups.of_track, divs);
+    else
+        pprof_write_samples(&e, &merged, &groups, NULL, divs);
     pprof_write_locations(&e);
     pprof_write_functions(&e);
     if (e.oom) goto oom;
@@ -476,6 +603,7 @@ done:
     free(e.loc_of_frame);
     free(e.frame_of_loc);
     free(e.funcs);
+    free(e.wire);
     pprof_index_free(&e.func_ix);
     pprof_agg_free(&merged);
     pprof_groups_free(&groups);

@@ -30,11 +30,31 @@ static void pprof_gz_deflate(pprof_gz *gz, const uint8_t *data, size_t len)
     }
 }
 
+/* The fields come in pieces of a few bytes (a tag, a varint): each deflate call costs a CRC
+ * update and a pass through zlib's state machine, so they are gathered first. Deflate's output
+ * does not depend on how its input is split (without flushes), so the bytes stay the same. */
+static void pprof_gz_flush_input(pprof_gz *gz)
+{
+    if (gz->ilen) pprof_gz_deflate(gz, gz->ibuf, gz->ilen);
+    gz->ilen = 0;
+}
+
 static void pprof_gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 {
     pprof_gz *gz = (pprof_gz *)buf;
     gz->raw_bytes += len;
-    pprof_gz_deflate(gz, data, len);
+    if (len <= sizeof gz->ibuf - gz->ilen) {
+        memcpy(gz->ibuf + gz->ilen, data, len);
+        gz->ilen += len;
+        return;
+    }
+    pprof_gz_flush_input(gz);
+    if (len < sizeof gz->ibuf) {
+        memcpy(gz->ibuf, data, len);
+        gz->ilen = len;
+    } else {
+        pprof_gz_deflate(gz, data, len);
+    }
 }
 
 int pprof_gz_open(pprof_gz *gz, tconv_ctx *ctx, tconv_output *out, int level)
@@ -45,6 +65,7 @@ int pprof_gz_open(pprof_gz *gz, tconv_ctx *ctx, tconv_output *out, int level)
     gz->ctx = ctx;
     gz->failed = 0;
     gz->raw_bytes = 0;
+    gz->ilen = 0;
     /* 15 + 16: a gzip wrapper rather than zlib's. zlib writes mtime 0 and a fixed OS byte, so
      * the bytes depend on the profile alone. */
     if (deflateInit2(&gz->zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -90,6 +111,7 @@ void pprof_gz_message_field(pprof_gz *gz, uint32_t field, const ProtobufCMessage
 
 int pprof_gz_finish(pprof_gz *gz)
 {
+    pprof_gz_flush_input(gz);
     if (!gz->failed) {
         static const uint8_t pprof_gz_nothing[1];
         gz->zs.next_in = (Bytef *)pprof_gz_nothing;

@@ -21,6 +21,8 @@ typedef struct pprof_gz {
     int started;
     int failed;
     uint64_t raw_bytes; /* protobuf bytes before compression */
+    size_t ilen;        /* protobuf bytes waiting in ibuf */
+    unsigned char ibuf[1u << 16];
     unsigned char zbuf[1u << 16];
 } pprof_gz;
 

@@ -66,16 +66,17 @@ static void lex_doc(const char *doc, size_t n, unsigned flags, char *out, size_t
 }
 
 /* The result of doc, checked to be the same whatever two places it is cut at, and fed one
- * byte at a time. */
-static const char *lex_all_splits(const char *doc, size_t n)
+ * byte at a time; the BEGIN token at offset skip_at (-1: none) asks for a skip. Whole, a skipped
+ * container goes through the lexer's one-pass check; cut inside, through its token loop. */
+static const char *lex_all_splits_skip(const char *doc, size_t n, int skip_at)
 {
     static char whole[9000];
     char other[9000];
-    lex_doc(doc, n, 0, whole, sizeof whole);
+    lex_cuts(doc, n, NULL, 0, 0, skip_at, whole, sizeof whole);
     for (size_t a = 0; a <= n; a++)
         for (size_t b = a; b <= n; b++) {
             size_t cuts[2] = {a, b};
-            lex_cuts(doc, n, cuts, 2, 0, -1, other, sizeof other);
+            lex_cuts(doc, n, cuts, 2, 0, skip_at, other, sizeof other);
             if (strcmp(whole, other) != 0)
                 fail_msg("cut at %zu and %zu of <%s>:\n  %s\nwhole:\n  %s", a, b, doc, other,
                          whole);
@@ -83,14 +84,22 @@ static const char *lex_all_splits(const char *doc, size_t n)
     size_t *every = malloc((n + 1) * sizeof *every);
     for (size_t i = 0; i < n; i++)
         every[i] = i;
-    lex_cuts(doc, n, every, n, 0, -1, other, sizeof other);
+    lex_cuts(doc, n, every, n, 0, skip_at, other, sizeof other);
     free(every);
     if (strcmp(whole, other) != 0)
         fail_msg("byte by byte <%s>:\n  %s\nwhole:\n  %s", doc, other, whole);
     return whole;
 }
 
+static const char *lex_all_splits(const char *doc, size_t n)
+{
+    return lex_all_splits_skip(doc, n, -1);
+}
+
 #define CHECK(doc, want) assert_string_equal(lex_all_splits(doc, sizeof(doc) - 1), want)
+/* doc with its container at offset 1 skipped */
+#define CHECK_SKIP(doc, want)                                                                      \
+    assert_string_equal(lex_all_splits_skip(doc, sizeof(doc) - 1, 1), want)
 
 static void every_token_kind(void **state)
 {
@@ -188,6 +197,61 @@ static void skip_checks_but_hides(void **state)
     assert_string_equal(out, "[ {|14: expected a value for \"b\", found '2'");
 }
 
+/* A skipped container checked in one pass (whole) ends, or fails, exactly as when lexed token by
+ * token (cut): what follows it, the END token, each kind of error inside with its offset and
+ * message, and what the one pass leaves to the token loop (empty, too deep, cut numbers). */
+static void skip_in_one_pass_or_not(void **state)
+{
+    (void)state;
+    CHECK_SKIP("[{\"a\":[1,{\"b\":2}],\"c\":\"x\\\"y\",\"d\":[true,false,null,-1.5e3]},3]",
+               "[ { } n:3 ]|ok");
+    CHECK_SKIP("[[1,[2,[3]],{}],\"z\"]", "[ [ ] s:z ]|ok");
+    CHECK_SKIP("[{} ,1]", "[ { }e n:1 ]|ok");
+    CHECK_SKIP("[[ ]\v]", "[ [ ]e ]|ok");
+    CHECK_SKIP("[{\"a\" :\t1 \n} x]",
+               "[ { }|13: expected ',' or ']' after an array element, found 'x'");
+    CHECK_SKIP("[{\"a\":1,}]",
+               "[ {|8: expected a member name in double quotes after ',', found '}'");
+    CHECK_SKIP("[{\"a\":1 \"b\":2}]",
+               "[ {|8: expected ',' or '}' after the value of \"a\", found '\"'");
+    CHECK_SKIP("[{\"a\":[1,]}]", "[ {|9: expected a value after ',', found ']'");
+    CHECK_SKIP("[{\"a\":[1}]}]", "[ {|8: expected ',' or ']' after an array element, found '}'");
+    CHECK_SKIP("[{\"a\":-}]", "[ {|5: malformed number, a digit is required after the minus sign");
+    CHECK_SKIP("[{\"a\":1.}]",
+               "[ {|5: malformed number, a digit is required after the decimal point");
+    CHECK_SKIP("[{\"a\":tru}]", "[ {|5: expected a value for \"a\", found ':'");
+    CHECK_SKIP("[{\"a\":\"\\q\"}]",
+               "[ {|5: inside a string, '\\' occurs before a character which it may not");
+    CHECK_SKIP("[{\"a\":\"\x01\"}]", "[ {|5: invalid character inside string");
+    CHECK_SKIP("[{\"a\"/1}]",
+               "[ {|5: probable comment found in input text, comments are not enabled");
+    CHECK_SKIP("[{\"a\":1}", "[ { }|8: unexpected end of input: 1 JSON value(s) not closed");
+    CHECK_SKIP("[{\"a\":1", "[ {|7: unexpected end of input: 2 JSON value(s) not closed");
+    CHECK_SKIP("[{\"a\":12", "[ {|8: unexpected end of input: 2 JSON value(s) not closed");
+    /* 70 levels: deeper than the one pass goes */
+    char deep[160];
+    size_t n = 0;
+    deep[n++] = '[';
+    for (int i = 0; i < 70; i++)
+        deep[n++] = '[';
+    deep[n++] = '1';
+    for (int i = 0; i < 70; i++)
+        deep[n++] = ']';
+    memcpy(deep + n, ",2]", 3);
+    assert_string_equal(lex_all_splits_skip(deep, n + 3, 1), "[ [ ] n:2 ]|ok");
+    /* an object 2 levels down closed by ']', below 66 more levels */
+    n = 0;
+    memcpy(deep + n, "[[{\"k\":", 7);
+    n += 7;
+    for (int i = 0; i < 66; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 66; i++)
+        deep[n++] = ']';
+    memcpy(deep + n, "]],2]", 5);
+    assert_string_equal(lex_all_splits_skip(deep, n + 5, 1),
+                        "[ [|139: expected ',' or '}' after the value of \"k\", found ']'");
+}
+
 static int stop_at_number(void *user, const tconv_json_token *t)
 {
     (void)user;
@@ -251,6 +315,71 @@ static void deep_nesting_and_long_tokens(void **state)
     free(big);
 }
 
+/* The vector and the portable scans of string text and digits give the same tokens and errors:
+ * each special byte (a quote, a backslash, a control character, the bytes around them) at each
+ * place of runs long enough to cross several 16-byte blocks, and at each alignment. */
+static void lex_mode(int portable, const char *doc, size_t n, size_t cut, char *out, size_t cap)
+{
+    tconv_json_scan_portable(portable);
+    lex_cuts(doc, n, &cut, 1, 0, -1, out, cap);
+}
+
+static void scan_paths_agree(void **state)
+{
+    (void)state;
+    static const unsigned char special[] = {'"',  '\\', 0x00, 0x01, 0x1f, 0x20, 0x21, 0x2f,
+                                            0x30, 0x39, 0x3a, 0x5b, 0x7f, 0x80, 0xb0, 0xff};
+    char doc[128], a[9000], b[9000];
+    int old = 0;
+    size_t checked = 0;
+    for (size_t pad = 0; pad < 17; pad++)
+        for (size_t len = 0; len < 40; len++)
+            for (size_t at = 0; at <= len; at++)
+                for (size_t k = 0; k < sizeof special; k++)
+                    for (int num = 0; num < 2; num++) {
+                        /* ["<len bytes>"] or [<pad blanks>1<len digits>.5], one byte replaced */
+                        size_t n = 0;
+                        doc[n++] = '[';
+                        for (size_t i = 0; i < pad; i++)
+                            doc[n++] = ' ';
+                        size_t body = n + 1; /* the first byte after the quote or the leading 1 */
+                        doc[n++] = num ? '1' : '"';
+                        for (size_t i = 0; i < len; i++)
+                            doc[n++] = num ? (char)('0' + i % 10) : (char)('a' + i % 26);
+                        if (at < len) doc[body + at] = (char)special[k];
+                        if (num) {
+                            doc[n++] = '.';
+                            doc[n++] = '5';
+                        } else {
+                            doc[n++] = '"';
+                        }
+                        doc[n++] = ']';
+                        size_t cut = n - (at % 7);
+                        lex_mode(1, doc, n, cut, a, sizeof a);
+                        lex_mode(0, doc, n, cut, b, sizeof b);
+                        if (strcmp(a, b) != 0)
+                            fail_msg("portable and vector scans differ on <%.*s>:\n  %s\n  %s",
+                                     (int)n, doc, a, b);
+                        checked++;
+                    }
+    tconv_json_scan_portable(old);
+    assert_true(checked > 10000);
+}
+
+static int vector_scan(void **state)
+{
+    (void)state;
+    tconv_json_scan_portable(0);
+    return 0;
+}
+
+static int portable_scan(void **state)
+{
+    (void)state;
+    tconv_json_scan_portable(1);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,9 +390,17 @@ int main(void)
         cmocka_unit_test(errors_and_offsets),
         cmocka_unit_test(long_keys_are_cut_in_messages),
         cmocka_unit_test(skip_checks_but_hides),
+        cmocka_unit_test(skip_in_one_pass_or_not),
         cmocka_unit_test(a_callback_stops),
         cmocka_unit_test(offsets_start_where_told),
         cmocka_unit_test(deep_nesting_and_long_tokens),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest paths[] = {
+        cmocka_unit_test(scan_paths_agree),
+    };
+    /* Every case with the vector scans (where the CPU has them), then with the portable ones. */
+    int failed = cmocka_run_group_tests_name("vector scans", tests, vector_scan, NULL);
+    failed += cmocka_run_group_tests_name("portable scans", tests, portable_scan, NULL);
+    failed += cmocka_run_group_tests_name("both scans", paths, NULL, NULL);
+    return failed;
 }
