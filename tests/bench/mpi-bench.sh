@@ -76,4 +76,17 @@ for w in ${WRITERS:-pprof folded}; do
         fi
     done
 done
+# What mpirun itself costs (start, MPI_Init, MPI_Finalize): the same run on one small input.
+small=$TMP/small.json
+head -c 200000 "${inputs[0]}" | sed '$d' >"$small"
+for p in ${PROCS:-2}; do
+    for ((i = 0; i < RUNS; i++)); do
+        rm -f "$TMP/small.out"
+        start=$(date +%s.%N)
+        mpirun -q --oversubscribe --allow-run-as-root -n "$p" "$TCONV" -q -w folded -r chrome \
+            -o "$TMP/small.out" "$small" "$small" 2>/dev/null || true
+        end=$(date +%s.%N)
+        echo "  mpirun -n $p on a small input run $i: $(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", b - a}') s wall"
+    done
+done
 echo "load after: $(uptime)"
