@@ -164,8 +164,6 @@ void tconv_mpi_plan(tconv_mpi *m, tconv_input_list *l)
             tconv_wire_str(&w, l->items[i].dir);
             tconv_wire_u64(&w, (uint64_t)m->owner[i]);
         }
-    } else {
-        tconv_wire_u64(&w, 0); /* overwritten: rank 0's */
     }
     mpi_bcast_wire(m, &w);
     m->planned = 1;
