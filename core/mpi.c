@@ -272,14 +272,25 @@ int tconv_mpi_stopped(tconv_mpi *m)
 
 void tconv_mpi_stop(tconv_mpi *m)
 {
-    if (!m->planned) {
-        if (m->rank == 0) { /* gave up before reading: the others read nothing */
+    if (!m->planned && m->rank == 0) { /* gave up before reading: the others read nothing */
+        tconv_wire w = {0};
+        tconv_wire_u64(&w, 0);
+        mpi_bcast_wire(m, &w);
+        free(w.p);
+        m->planned = 1;
+    } else if (!m->planned) {
+        /* This rank gave up before reading (its checks failed): it takes rank 0's plan all the
+         * same, and if rank 0 went on, gives each of its inputs back to rank 0 to read. The
+         * word 1 is the job message for "read it yourself" (core/run.c, run_job_encode). */
+        tconv_input_list l = {0};
+        tconv_mpi_plan(m, &l);
+        for (size_t k = 0; k < m->n; k++) {
+            if (m->owner[k] != m->rank) continue;
             tconv_wire w = {0};
-            tconv_wire_u64(&w, 0);
-            mpi_bcast_wire(m, &w);
-            free(w.p);
-            m->planned = 1;
+            tconv_wire_u64(&w, 1);
+            tconv_mpi_send(m, &w);
         }
+        tconv_inputs_free(&l);
     }
     if (m->rank != 0) {
         if (m->n) {
@@ -314,9 +325,15 @@ int tconv_mpi_end(tconv_mpi *m, int outcome)
 {
     if (!m) return outcome;
     tconv_mpi_stop(m);
-    MPI_Request req; /* the others wait while rank 0 finishes the writer */
-    MPI_Ibcast(&outcome, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    /* The others wait here while rank 0 finishes the writer (MPI_Finalize would wait too, but
+     * busily). They then end with success: mpirun ends the whole job when a rank exits with
+     * a failure, and a rank but 0 doing so would cut rank 0's messages short. mpirun's and
+     * srun's status is then rank 0's, the single process's. */
+    int rank0 = outcome;
+    MPI_Request req;
+    MPI_Ibcast(&rank0, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
     mpi_wait(1, &req);
+    if (m->rank != 0) outcome = TCONV_DONE;
     free(m->owner);
     for (size_t i = 0; i < m->ndirs; i++)
         free(m->dirs[i]);

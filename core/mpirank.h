@@ -28,7 +28,8 @@ int tconv_mpi_stopped(tconv_mpi *m);
 /* Rank 0, once it needs no more: tells the others to stop, and takes in what they sent
  * meanwhile. Others: says it sent all, and waits for rank 0 to have it. */
 void tconv_mpi_stop(tconv_mpi *m);
-/* Rank 0: its outcome to every rank; others: rank 0's. Leaves MPI and frees m. */
+/* Waits for rank 0 to be done, leaves MPI and frees m. Returns outcome on rank 0, success on
+ * the others (see core/mpi.c). */
 int tconv_mpi_end(tconv_mpi *m, int outcome);
 #else
 static inline tconv_mpi *tconv_mpi_begin(void)

@@ -819,13 +819,11 @@ TCONV_API tconv_outcome tconv_run_execute(tconv_run *r)
     r->executed = 1;
     double t0 = run_now();
     r->prog.struct_size = sizeof(r->prog);
-    tconv_outcome res = TCONV_USAGE;
-    if (run_check(r) == 0) {
-        r->mpi = tconv_mpi_begin();
-        res = run_convert(r);
-        res = (tconv_outcome)tconv_mpi_end(r->mpi, (int)res);
-        r->mpi = NULL;
-    }
+    /* Joined before the checks, so that only rank 0 says what is wrong with the command. */
+    r->mpi = tconv_mpi_begin();
+    tconv_outcome res = run_check(r) < 0 ? TCONV_USAGE : run_convert(r);
+    res = (tconv_outcome)tconv_mpi_end(r->mpi, (int)res);
+    r->mpi = NULL;
     r->stats.seconds = run_now() - t0;
     return res;
 }

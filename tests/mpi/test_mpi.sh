@@ -79,6 +79,9 @@ done
 grep -q "truncated-in-event.json" "$TMP/malformed-folded.s.err" || fail "malformed: no error named the input"
 same keep-going --keep-going -w pprof "$CH/all-phases.json" "$CH/truncated-in-event.json" \
     "$CH/flow_simple.json" "$CH/unescaped-quote.json" "$CH/nestable_async.json"
+# Mistakes in the command, found before anything is read: said once, exit 2.
+same usage-writer -w nosuch "$CH/all-phases.json" "$CH/flow_simple.json"
+same usage-option -w pprof -W nosuch=1 "$CH/all-phases.json" "$CH/flow_simple.json"
 # A directory, and inputs only rank 0 reads (standard input; an OTF2 archive, whose reader
 # does not run apart).
 mkdir -p "$TMP/dir/sub"
