@@ -22,6 +22,7 @@ enum { MPI_TAG_DATA = 1, MPI_TAG_STOP = 2 };
 struct tconv_mpi {
     int rank, size;
     int planned, stopped;
+    int joined; /* MPI_Init was ours: so is MPI_Finalize (a program using MPI itself keeps it) */
     int *owner;
     size_t n;
     char **dirs; /* rank > 0: the directory names of the inputs it was given */
@@ -68,11 +69,12 @@ tconv_mpi *tconv_mpi_begin(void)
     MPI_Initialized(&flag);
     if (!flag && MPI_Init(NULL, NULL) != MPI_SUCCESS) return NULL;
     tconv_mpi *m = tconv_xcalloc(1, sizeof(*m));
+    m->joined = !flag;
     MPI_Comm_rank(MPI_COMM_WORLD, &m->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &m->size);
     if (m->size < 2) {
+        if (m->joined) MPI_Finalize();
         free(m);
-        MPI_Finalize();
         return NULL;
     }
     if (m->rank != 0) {
@@ -338,7 +340,7 @@ int tconv_mpi_end(tconv_mpi *m, int outcome)
     for (size_t i = 0; i < m->ndirs; i++)
         free(m->dirs[i]);
     free(m->dirs);
+    if (m->joined) MPI_Finalize();
     free(m);
-    MPI_Finalize();
     return outcome;
 }
