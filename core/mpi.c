@@ -104,7 +104,18 @@ static int64_t mpi_size_of(const char *path)
 
 /* Largest first onto the least loaded rank (the lowest of equals; inputs of equal size by
  * position): deterministic, within one largest input of the best balance. Standard input and
- * what is not a regular file stay on rank 0, which alone can read them. */
+ * what is not a regular file stay on rank 0, which alone can read them. (Rank 0 also replays
+ * and writes, but starting it with that share as its load made the 8-input benchmark slower:
+ * rank 0 then waited for the first inputs instead of reading them.) */
+static const int64_t *mpi_sizes;
+
+static int mpi_larger_first(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (mpi_sizes[x] != mpi_sizes[y]) return mpi_sizes[x] > mpi_sizes[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 static void mpi_balance(tconv_mpi *m, const tconv_input_list *l)
 {
     size_t n = l->n;
@@ -115,12 +126,8 @@ static void mpi_balance(tconv_mpi *m, const tconv_input_list *l)
         sz[i] = mpi_size_of(l->items[i].path);
         ord[i] = i;
     }
-    for (size_t i = 1; i < n; i++) /* insertion sort: stable, and n is the number of files */
-        for (size_t k = i; k > 0 && sz[ord[k]] > sz[ord[k - 1]]; k--) {
-            size_t t = ord[k];
-            ord[k] = ord[k - 1];
-            ord[k - 1] = t;
-        }
+    mpi_sizes = sz;
+    qsort(ord, n, sizeof(*ord), mpi_larger_first);
     for (size_t i = 0; i < n; i++) {
         size_t k = ord[i];
         int best = 0;
