@@ -456,3 +456,18 @@ TCONV_API uint32_t tconv_input_index(const tconv_input *in)
 {
     return in->index;
 }
+
+tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
+                                        uint64_t offset, uint64_t raw_offset)
+{
+    tconv_input *in = tconv_xcalloc(1, sizeof(*in));
+    in->ctx = ctx;
+    in->fd = -1;
+    in->index = index;
+    in->eof = in->raw_eof = 1;
+    in->offset = offset;
+    in->raw_total = raw_offset;
+    atomic_init(&in->raw_seen, raw_offset);
+    in->name = tconv_xstrdup(name);
+    return in;
+}

@@ -266,6 +266,10 @@ int tconv_option_value_check(const tconv_option_desc *d, const char *val);
 /* ---- input ---- */
 /* limit: most decompressed bytes a gzip input may produce (0: no limit). */
 tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit);
+/* An input another process read to its end (an MPI run): its name and how far it was read,
+ * for the messages and counts of the process that replays it. Nothing can be read from it. */
+tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
+                                        uint64_t offset, uint64_t raw_offset);
 void tconv_input_close(tconv_input *in);
 
 /* ---- the inputs of a run (core/inputs.c) ---- */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "mpirank.h"
 
 struct tconv_run {
     tconv_host *host;
@@ -30,6 +31,7 @@ struct tconv_run {
     uint32_t tried;         /* inputs opened to be read: read, failed, of unknown format */
     unsigned char *read_ok; /* per input index: read to its end without failing */
     size_t nread_ok;
+    tconv_mpi *mpi; /* one of the processes of an MPI run, or NULL */
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -507,6 +509,96 @@ static unsigned run_threads(const tconv_run *r, size_t ninputs)
     return n < 1 ? 1 : (unsigned)n;
 }
 
+/* ---- MPI: inputs read by other processes (core/mpi.c) ------------------------------------ */
+
+/* A job as bytes: whether it was read there, by which reader, what of the input the replay
+ * needs (its name, how far it was read, what a -r reader made of its head), the recording. */
+static void run_job_encode(const run_job *j, tconv_wire *w)
+{
+    tconv_wire_u64(w, (uint64_t)j->direct);
+    if (j->direct) return;
+    tconv_wire_str(w, j->rc->name);
+    tconv_wire_str(w, tconv_input_name(j->in));
+    tconv_wire_u64(w, tconv_input_offset(j->in));
+    tconv_wire_u64(w, tconv_input_raw_offset(j->in));
+    tconv_wire_u64(w, (uint64_t)j->mis.unrecognised);
+    tconv_wire_u64(w, (uint64_t)j->mis.blank);
+    tconv_wire_u64(w, j->mis.hlen);
+    tconv_wire_str(w, j->mis.other ? j->mis.other->name : NULL);
+    tconv_rec_encode(j->rec, w);
+}
+
+/* The job back on rank 0; direct (read in line here) if the bytes make no sense. */
+static run_job *run_job_decode(run_par *p, size_t k, tconv_wire *w)
+{
+    const tconv_run *r = p->r;
+    run_job *j = tconv_xcalloc(1, sizeof(*j));
+    j->par = p;
+    j->direct = 1;
+    if (tconv_wire_get_u64(w) != 0 || w->bad) return j;
+    char *rc = tconv_wire_get_str(w, NULL), *name = tconv_wire_get_str(w, NULL);
+    uint64_t off = tconv_wire_get_u64(w), raw = tconv_wire_get_u64(w);
+    j->mis.unrecognised = (int)tconv_wire_get_u64(w);
+    j->mis.blank = (int)tconv_wire_get_u64(w);
+    j->mis.hlen = (size_t)tconv_wire_get_u64(w);
+    char *other = tconv_wire_get_str(w, NULL);
+    j->rc = rc ? tconv_host_reader(r->host, rc) : NULL;
+    j->mis.other = other ? tconv_host_reader(r->host, other) : NULL;
+    if (j->rc && name && !w->bad) j->rec = tconv_rec_decode(w, &j->ctx);
+    if (j->rec) {
+        j->in = tconv_input_read_elsewhere(r->ctx, name, (uint32_t)k, off, raw);
+        j->direct = 0;
+    }
+    free(rc);
+    free(name);
+    free(other);
+    return j;
+}
+
+/* Rank 0: input k as its rank sent it, or NULL: read it in line (it is rank 0's own). */
+static run_job *run_mpi_take(run_par *p, size_t k)
+{
+    tconv_wire w = {0};
+    run_job *j = NULL;
+    if (tconv_mpi_recv(p->r->mpi, k, &w) == 0) j = run_job_decode(p, k, &w);
+    free(w.p);
+    return j;
+}
+
+/* A rank but 0: reads the inputs rank 0 gives it into recordings and sends them, in input
+ * order, until all are sent or rank 0 needs no more. It opens no output. */
+static tconv_outcome run_mpi_serve(tconv_run *r)
+{
+    uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(r->wc, needs);
+    if (needs) { /* what the writer wants of the readers, as rank 0's run_convert asks */
+        uint32_t n = needs(&r->wopts);
+        if (!(n & TCONV_NEED_ARGS)) tconv_args_ignore(r->ctx);
+        if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(r->ctx);
+        if (n & TCONV_NEED_CORR) r->ctx->need_corr = 1;
+    }
+    tconv_input_list inputs = {0};
+    tconv_mpi_plan(r->mpi, &inputs);
+    run_par par = {.r = r, .inputs = &inputs};
+    pthread_mutex_init(&par.mu, NULL);
+    atomic_int abandon;
+    atomic_init(&abandon, 0);
+    int me = tconv_mpi_rank(r->mpi);
+    for (size_t k = 0; k < inputs.n && !tconv_mpi_stopped(r->mpi); k++) {
+        if (tconv_mpi_owner(r->mpi, k) != me) continue;
+        run_job *j = run_job_read(&par, k, &abandon);
+        tconv_wire w = {0};
+        run_job_encode(j, &w);
+        run_job_free(j);
+        tconv_mpi_send(r->mpi, &w);
+    }
+    tconv_mpi_stop(r->mpi);
+    for (size_t i = 0; i < par.nspare; i++)
+        free(par.spare[i].ev);
+    pthread_mutex_destroy(&par.mu);
+    tconv_inputs_free(&inputs);
+    return TCONV_DONE; /* rank 0's outcome replaces it */
+}
+
 /* One input into the sink: read in line (job NULL or direct), or replayed from a worker's
  * recording. TCONV_FATAL ends the run, with the error on the ctx. */
 static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_item *it,
@@ -628,15 +720,17 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     r->prog.ninputs = (uint32_t)inputs.n;
     run_par par = {.r = r, .inputs = &inputs};
     pthread_mutex_init(&par.mu, NULL);
-    unsigned threads = run_threads(r, inputs.n);
+    if (r->mpi) tconv_mpi_plan(r->mpi, &inputs);
+    unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
-        run_job *job = jobs ? tconv_jobs_take(jobs, i) : NULL;
+        run_job *job = jobs ? tconv_jobs_take(jobs, i) : r->mpi ? run_mpi_take(&par, i) : NULL;
         st = run_item(r, sink, &inputs.items[i], job, usage);
         run_job_free(job);
     }
     tconv_jobs_stop(jobs, run_job_free);
+    if (r->mpi) tconv_mpi_stop(r->mpi);
     for (size_t i = 0; i < par.nspare; i++)
         free(par.spare[i].ev);
     pthread_mutex_destroy(&par.mu);
@@ -657,6 +751,7 @@ static tconv_outcome run_convert(tconv_run *r)
 {
     tconv_ctx *ctx = r->ctx;
     const tconv_writer_class *wc = r->wc;
+    if (r->mpi && tconv_mpi_rank(r->mpi) != 0) return run_mpi_serve(r);
     tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     /* An output that is an input would replace it: refused before anything is read or written. */
@@ -728,7 +823,11 @@ TCONV_API tconv_outcome tconv_run_execute(tconv_run *r)
     r->executed = 1;
     double t0 = run_now();
     r->prog.struct_size = sizeof(r->prog);
+    /* Joined before the checks, so that only rank 0 says what is wrong with the command. */
+    r->mpi = tconv_mpi_begin();
     tconv_outcome res = run_check(r) < 0 ? TCONV_USAGE : run_convert(r);
+    res = (tconv_outcome)tconv_mpi_end(r->mpi, (int)res);
+    r->mpi = NULL;
     r->stats.seconds = run_now() - t0;
     return res;
 }
