@@ -12,7 +12,7 @@
 #   RUNS       runs per measurement, the best of which is shown (default 3)
 #   GZ=1       gzip the traces (then each input also inflates on a thread of its own)
 #
-# The traces are the Kineto-like trace of tests/bench/chrome-bench.sh, one per rank, each with
+# The traces are the Kineto-like trace of tests/bench/gen_trace.py, one per rank, each with
 # the rank's own pid. Every -j's output is checked to be byte-identical to -j 1's. The load of
 # the machine (uptime) is printed before and after: on a shared machine, CPU seconds (user +
 # system) are the steadier figure, and wall time is only as good as the cores that were free.
@@ -26,18 +26,16 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-GEN_ONLY=$TMP/gen.json "$HERE/chrome-bench.sh" "$BUILD" "$SIZE_MB"
+python3 "$HERE/gen_trace.py" --ranks "$NRANKS" "$TMP" "$SIZE_MB"
 inputs=()
 for ((r = 0; r < NRANKS; r++)); do
     f=$TMP/rank-$r.pt.trace.json
-    sed "s/\"pid\": 1234,/\"pid\": $((1234 + r)),/g" "$TMP/gen.json" >"$f"
     if [ "${GZ:-0}" = 1 ]; then
         gzip -1 "$f"
         f=$f.gz
     fi
     inputs+=("$f")
 done
-rm -f "$TMP/gen.json"
 total=$(cat "${inputs[@]}" | wc -c)
 echo "$NRANKS traces of $SIZE_MB MB ($(awk -v b="$total" 'BEGIN{printf "%.0f", b/1e6}') MB in all)," \
     "$(nproc) online CPUs"

@@ -25,14 +25,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-GEN_ONLY=$TMP/gen.json "$HERE/chrome-bench.sh" "$BUILD" "$SIZE_MB"
+python3 "$HERE/gen_trace.py" --ranks "$NRANKS" "$TMP" "$SIZE_MB"
 inputs=()
 for ((r = 0; r < NRANKS; r++)); do
     f=$TMP/rank-$r.pt.trace.json
-    sed "s/\"pid\": 1234,/\"pid\": $((1234 + r)),/g" "$TMP/gen.json" >"$f"
     inputs+=("$f")
 done
-rm -f "$TMP/gen.json"
 total=$(cat "${inputs[@]}" | wc -c)
 echo "$NRANKS traces of $SIZE_MB MB ($(awk -v b="$total" 'BEGIN{printf "%.0f", b/1e6}') MB in all)," \
     "$(nproc) online CPUs"
