@@ -43,6 +43,17 @@ const char *tconv_output_dir(const tconv_output *out);
 /* The final name the user asked for ("-" for stdout), for messages. */
 const char *tconv_output_name(const tconv_output *out);
 
+/* A gzip stream onto a stream output, for formats that are gzip-wrapped. The bytes depend on
+ * the data and the level alone (no time or host in the header; any split of the writes gives
+ * the same stream). new: NULL with the error on ctx when zlib cannot start. write and finish
+ * (which ends the stream): 0, or -1 with the error on ctx; after a failure every call fails.
+ * ABI 1.2. */
+typedef struct tconv_gzout tconv_gzout;
+tconv_gzout *tconv_gzout_new(tconv_ctx *ctx, tconv_output *out, int level);
+int tconv_gzout_write(tconv_gzout *z, const void *data, size_t len);
+int tconv_gzout_finish(tconv_gzout *z);
+void tconv_gzout_free(tconv_gzout *z);
+
 #ifdef __cplusplus
 }
 #endif

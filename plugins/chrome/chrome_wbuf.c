@@ -11,65 +11,33 @@ int chrome_wbuf_open(chrome_wbuf *b, tconv_ctx *ctx, tconv_output *out, int gzip
 {
     b->ctx = ctx;
     b->out = out;
-    b->gzip = gzip;
-    b->zstarted = 0;
     b->failed = 0;
     b->len = 0;
-    memset(&b->zs, 0, sizeof b->zs);
-    if (!gzip) return 0;
-    /* 15 + 16: a gzip wrapper. zlib writes mtime 0 and a fixed OS byte, so the bytes depend on
-     * the trace alone. */
-    if (deflateInit2(&b->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        tconv_error_set(ctx, "chrome: cannot start gzip compression");
-        return -1;
-    }
-    b->zstarted = 1;
+    b->gz = NULL;
+    if (gzip && !(b->gz = tconv_gzout_new(ctx, out, 6))) return -1;
     return 0;
 }
 
-static void chrome_wbuf_deflate(chrome_wbuf *b, int flush)
+static void chrome_wbuf_flush(chrome_wbuf *b)
 {
-    b->zs.next_in = b->buf;
-    b->zs.avail_in = (uInt)b->len;
-    int rc;
-    do {
-        b->zs.next_out = b->zbuf;
-        b->zs.avail_out = sizeof b->zbuf;
-        rc = deflate(&b->zs, flush);
-        if (rc == Z_STREAM_ERROR) {
-            tconv_error_set(b->ctx, "chrome: gzip compression failed");
-            b->failed = 1;
-            return;
-        }
-        size_t have = sizeof b->zbuf - b->zs.avail_out;
-        if (have && tconv_output_write(b->out, b->zbuf, have) != 0) {
-            b->failed = 1;
-            return;
-        }
-    } while (b->zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
-}
-
-static void chrome_wbuf_flush(chrome_wbuf *b, int finish)
-{
-    if (!b->failed) {
-        if (b->gzip)
-            chrome_wbuf_deflate(b, finish ? Z_FINISH : Z_NO_FLUSH);
-        else if (b->len && tconv_output_write(b->out, b->buf, b->len) != 0)
-            b->failed = 1;
-    }
+    if (!b->failed && b->len &&
+        (b->gz ? tconv_gzout_write(b->gz, b->buf, b->len)
+               : tconv_output_write(b->out, b->buf, b->len)) != 0)
+        b->failed = 1;
     b->len = 0;
 }
 
 int chrome_wbuf_close(chrome_wbuf *b)
 {
-    chrome_wbuf_flush(b, 1);
+    chrome_wbuf_flush(b);
+    if (!b->failed && b->gz && tconv_gzout_finish(b->gz) != 0) b->failed = 1;
     return b->failed ? -1 : 0;
 }
 
 void chrome_wbuf_free(chrome_wbuf *b)
 {
-    if (b->zstarted) deflateEnd(&b->zs);
-    b->zstarted = 0;
+    tconv_gzout_free(b->gz);
+    b->gz = NULL;
 }
 
 void chrome_wbuf_put(chrome_wbuf *b, const void *s, size_t n)
@@ -82,7 +50,7 @@ void chrome_wbuf_put(chrome_wbuf *b, const void *s, size_t n)
         b->len += k;
         p += k;
         n -= k;
-        if (b->len == CHROME_WBUF_SIZE) chrome_wbuf_flush(b, 0);
+        if (b->len == CHROME_WBUF_SIZE) chrome_wbuf_flush(b);
     }
 }
 
@@ -93,7 +61,7 @@ void chrome_wbuf_cstr(chrome_wbuf *b, const char *s)
 
 void chrome_wbuf_putc(chrome_wbuf *b, char c)
 {
-    if (b->len == CHROME_WBUF_SIZE) chrome_wbuf_flush(b, 0);
+    if (b->len == CHROME_WBUF_SIZE) chrome_wbuf_flush(b);
     b->buf[b->len++] = (unsigned char)c;
 }
 
@@ -102,7 +70,7 @@ void chrome_wbuf_string(chrome_wbuf *b, const char *str, size_t n)
 {
     chrome_wbuf_putc(b, '"');
     while (n) {
-        if (CHROME_WBUF_SIZE - b->len < 6) chrome_wbuf_flush(b, 0); /* room for any escape */
+        if (CHROME_WBUF_SIZE - b->len < 6) chrome_wbuf_flush(b); /* room for any escape */
         size_t used;
         b->len +=
             tconv_json_escape((char *)b->buf + b->len, CHROME_WBUF_SIZE - b->len, str, n, &used);

@@ -5,7 +5,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
 
 #include <tconv/tconv.h>
 
@@ -14,11 +13,10 @@
 typedef struct chrome_wbuf {
     tconv_ctx *ctx;
     tconv_output *out;
-    int gzip, zstarted, failed;
-    z_stream zs;
+    tconv_gzout *gz; /* NULL: plain */
+    int failed;
     size_t len;
     unsigned char buf[CHROME_WBUF_SIZE];
-    unsigned char zbuf[CHROME_WBUF_SIZE];
 } chrome_wbuf;
 
 int chrome_wbuf_open(chrome_wbuf *b, tconv_ctx *ctx, tconv_output *out, int gzip);

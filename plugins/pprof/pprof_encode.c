@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "pprof_gz.h"
 #include "pprof_groups.h"
 #include "pprof_pyframe.h"
@@ -548,7 +550,7 @@ tconv_status pprof_encode(pprof_writer *w)
     for (int k = 0; k < PPROF_LABEL_KEYS; k++)
         e.label_key[k] = -1;
     int64_t *divs = calloc(types.n, sizeof *divs);
-    gz.started = 0;
+    gz.z = NULL;
 
     if (!divs || pprof_groups_build(&groups, w) != 0) goto oom;
     int distinct = pprof_groups_distinct(&groups);

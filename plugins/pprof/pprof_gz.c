@@ -4,30 +4,7 @@
 
 static void pprof_gz_deflate(pprof_gz *gz, const uint8_t *data, size_t len)
 {
-    if (gz->failed) return;
-    gz->zs.next_in = (Bytef *)data;
-    for (;;) {
-        /* avail_in is a uInt: feed very large inputs in slices. */
-        size_t slice = len > (1u << 30) ? (1u << 30) : len;
-        gz->zs.avail_in = (uInt)slice;
-        do {
-            gz->zs.next_out = gz->zbuf;
-            gz->zs.avail_out = sizeof gz->zbuf;
-            int rc = deflate(&gz->zs, Z_NO_FLUSH);
-            if (rc == Z_STREAM_ERROR) {
-                tconv_error_set(gz->ctx, "pprof: gzip compression failed");
-                gz->failed = 1;
-                return;
-            }
-            size_t have = sizeof gz->zbuf - gz->zs.avail_out;
-            if (have && tconv_output_write(gz->out, gz->zbuf, have) != 0) {
-                gz->failed = 1;
-                return;
-            }
-        } while (gz->zs.avail_out == 0);
-        len -= slice;
-        if (len == 0) break;
-    }
+    if (!gz->failed && tconv_gzout_write(gz->z, data, len) != 0) gz->failed = 1;
 }
 
 /* The fields come in pieces of a few bytes (a tag, a varint): each deflate call costs a CRC
@@ -59,22 +36,12 @@ static void pprof_gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *dat
 
 int pprof_gz_open(pprof_gz *gz, tconv_ctx *ctx, tconv_output *out, int level)
 {
-    memset(&gz->zs, 0, sizeof gz->zs);
     gz->base.append = pprof_gz_append;
-    gz->out = out;
-    gz->ctx = ctx;
     gz->failed = 0;
     gz->raw_bytes = 0;
     gz->ilen = 0;
-    /* 15 + 16: a gzip wrapper rather than zlib's. zlib writes mtime 0 and a fixed OS byte, so
-     * the bytes depend on the profile alone. */
-    if (deflateInit2(&gz->zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        tconv_error_set(ctx, "pprof: cannot start gzip compression");
-        gz->started = 0;
-        return -1;
-    }
-    gz->started = 1;
-    return 0;
+    gz->z = tconv_gzout_new(ctx, out, level);
+    return gz->z ? 0 : -1;
 }
 
 static void pprof_gz_raw_varint(pprof_gz *gz, uint64_t v)
@@ -112,32 +79,12 @@ void pprof_gz_message_field(pprof_gz *gz, uint32_t field, const ProtobufCMessage
 int pprof_gz_finish(pprof_gz *gz)
 {
     pprof_gz_flush_input(gz);
-    if (!gz->failed) {
-        static const uint8_t pprof_gz_nothing[1];
-        gz->zs.next_in = (Bytef *)pprof_gz_nothing;
-        gz->zs.avail_in = 0;
-        int rc;
-        do {
-            gz->zs.next_out = gz->zbuf;
-            gz->zs.avail_out = sizeof gz->zbuf;
-            rc = deflate(&gz->zs, Z_FINISH);
-            if (rc == Z_STREAM_ERROR) {
-                tconv_error_set(gz->ctx, "pprof: gzip compression failed");
-                gz->failed = 1;
-                break;
-            }
-            size_t have = sizeof gz->zbuf - gz->zs.avail_out;
-            if (have && tconv_output_write(gz->out, gz->zbuf, have) != 0) {
-                gz->failed = 1;
-                break;
-            }
-        } while (rc != Z_STREAM_END);
-    }
+    if (!gz->failed && tconv_gzout_finish(gz->z) != 0) gz->failed = 1;
     return gz->failed ? -1 : 0;
 }
 
 void pprof_gz_close(pprof_gz *gz)
 {
-    if (gz->started) deflateEnd(&gz->zs);
-    gz->started = 0;
+    tconv_gzout_free(gz->z);
+    gz->z = NULL;
 }

@@ -8,22 +8,17 @@
 #include <stdint.h>
 
 #include <protobuf-c/protobuf-c.h>
-#include <zlib.h>
 
 #include <tconv/context.h>
 #include <tconv/io.h>
 
 typedef struct pprof_gz {
     ProtobufCBuffer base; /* first: protobuf-c calls back with a pointer to it */
-    z_stream zs;
-    tconv_output *out;
-    tconv_ctx *ctx;
-    int started;
+    tconv_gzout *z;
     int failed;
     uint64_t raw_bytes; /* protobuf bytes before compression */
     size_t ilen;        /* protobuf bytes waiting in ibuf */
     unsigned char ibuf[1u << 16];
-    unsigned char zbuf[1u << 16];
 } pprof_gz;
 
 /* -1 with the error on ctx when zlib cannot start. */
