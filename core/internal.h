@@ -24,9 +24,10 @@ void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
 #define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* ---- JSON lexer ---- */
-/* Nonzero: scan with the portable code even where a vector path exists (for tests that compare
- * the two). Process-wide; set before lexing. */
-void tconv_json_scan_portable(int on);
+/* The scans of the lexers made from now on (for tests that compare the paths): one of these, or
+ * -1 for the best the CPU has. Process-wide. Returns -1 when this build or CPU lacks the path. */
+enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
+int tconv_json_scan_use(int path);
 
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
