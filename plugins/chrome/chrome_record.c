@@ -121,9 +121,14 @@ int chrome_record_text(chrome_record *r, const char *s, size_t n, int utf8, int 
         *bad = 1;
     }
     d[w] = '\0';
-    out->off = (uint32_t)r->len;
-    out->len = (uint32_t)w;
+    /* One 8-byte store: the caller loads the span back whole at once, and two 4-byte stores
+     * cannot be forwarded to that load (it waited for them to reach the cache, a few percent of
+     * a conversion). */
+    const chrome_span sp = {(uint32_t)r->len, (uint32_t)w};
+    uint64_t whole;
+    memcpy(&whole, &sp, sizeof whole);
     r->len += w + 1;
+    memcpy(out, &whole, sizeof whole);
     return 0;
 }
 

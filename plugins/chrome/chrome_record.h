@@ -9,6 +9,7 @@
 typedef struct chrome_span {
     uint32_t off, len; /* into the record's arena; the text is followed by a NUL */
 } chrome_span;
+_Static_assert(sizeof(chrome_span) == 8, "a span is stored as one 8-byte word");
 
 typedef enum chrome_vtype {
     CHROME_V_NONE = 0, /* absent */
