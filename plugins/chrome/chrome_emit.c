@@ -698,6 +698,26 @@ static tconv_status chrome_async(chrome_reader *r, const chrome_record *rec, cha
     return chrome_push(r, &ev);
 }
 
+/* The flow hash over "flow1", the category and the name (each with its NUL). */
+static uint64_t chrome_flow_prefix(chrome_reader *r, const char *cat, size_t catlen,
+                                   const char *name, size_t namelen)
+{
+    if (catlen == r->flow_catlen && namelen == r->flow_namelen &&
+        memcmp(r->flow_key, cat, catlen) == 0 && memcmp(r->flow_key + catlen, name, namelen) == 0)
+        return r->flow_hash;
+    uint64_t h = chrome_hash("flow1", 6, CHROME_HASH_SEED);
+    h = chrome_hash(cat, catlen + 1, h);
+    h = chrome_hash(name, namelen + 1, h);
+    if (catlen + namelen <= sizeof r->flow_key) {
+        memcpy(r->flow_key, cat, catlen);
+        memcpy(r->flow_key + catlen, name, namelen);
+        r->flow_catlen = catlen;
+        r->flow_namelen = namelen;
+        r->flow_hash = h;
+    }
+    return h;
+}
+
 /* s/t/f: a flow is (category, name, id) like in the trace viewer, with id2.local ids scoped to
  * the process. */
 static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
@@ -716,9 +736,7 @@ static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char
         id = chrome_text_of(rec, CHROME_F_ID, &idlen);
         tag = 'i';
     }
-    uint64_t h = chrome_hash("flow1", 6, CHROME_HASH_SEED);
-    h = chrome_hash(cat, catlen + 1, h);
-    h = chrome_hash(name, namelen + 1, h);
+    uint64_t h = chrome_flow_prefix(r, cat, catlen, name, namelen);
     h = chrome_hash(&tag, 1, h);
     h = chrome_hash(pid, plen + 1, h);
     h = chrome_hash(id, idlen, h);

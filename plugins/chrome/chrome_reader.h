@@ -42,6 +42,7 @@ typedef enum chrome_cap { CHROME_CAP_SKIP, CHROME_CAP_ARG, CHROME_CAP_TOP } chro
 
 #define CHROME_TRACK_CACHE 8
 #define CHROME_TRACK_KEY 62
+#define CHROME_FLOW_KEY 64
 
 typedef struct chrome_track_slot {
     uint8_t plen, tlen;
@@ -97,6 +98,11 @@ typedef struct chrome_reader {
     /* Mapping state. */
     chrome_track_slot tcache[CHROME_TRACK_CACHE];
     unsigned tcache_next;
+    /* The hash of a flow's (category, name) prefix, for the last pair: a Kineto trace's flows
+     * are nearly all ("ac2g", "ac2g"). */
+    char flow_key[CHROME_FLOW_KEY];   /* category text then name text */
+    size_t flow_catlen, flow_namelen; /* flow_catlen SIZE_MAX: none yet */
+    uint64_t flow_hash;
     uint8_t *track_flags;
     size_t ntrack_flags;
     tconv_arg *targs;
