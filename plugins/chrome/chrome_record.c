@@ -106,10 +106,26 @@ int chrome_record_clone(chrome_record *d, const chrome_record *s)
     return 0;
 }
 
+/* Nearly every string of a trace is ASCII: checked here, without a call into the core. */
+static int chrome_ascii(const char *s, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= (unsigned char)s[i];
+    return (acc & 0x8080808080808080ull) == 0;
+}
+
 int chrome_record_text(chrome_record *r, const char *s, size_t n, int utf8, int *bad,
                        chrome_span *out)
 {
-    size_t ok = utf8 ? tconv_utf8_valid_prefix((const unsigned char *)s, n) : n;
+    size_t ok =
+        utf8 && !chrome_ascii(s, n) ? tconv_utf8_valid_prefix((const unsigned char *)s, n) : n;
     size_t worst = ok == n ? n : ok + 3 * (n - ok);
     if (worst > UINT32_MAX - 1 - r->len) return -1;
     if (chrome_grow((void **)&r->arena, &r->cap, r->len + worst + 1, 1)) return -1;
