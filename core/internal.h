@@ -63,6 +63,10 @@ typedef struct tconv_tracktab {
     size_t nproc_slots, nprocs;
     uint32_t *proc_next;
     size_t proc_next_cap;
+    /* The last metadata name looked at and what it is (track.c): a trace repeats the same few
+     * names (process_name, thread_name) for every process and thread, again and again. */
+    tconv_str meta_name;
+    int meta_kind;
 } tconv_tracktab;
 void tconv_tracktab_free(tconv_tracktab *t);
 
@@ -134,6 +138,7 @@ struct tconv_ctx {
     /* Per input, indexed by input (core/inputinfo.c). */
     tconv_inputinfo *inputinfo;
     size_t ninputinfo, inputinfo_cap;
+    tconv_str info_name_other; /* the last metadata name that sets nothing here (0: "") */
 
     /* A worker's context (tconv -j): what the reader does to it is also recorded here, to be
      * done again to the run's context in input order (core/record.c). NULL: the run's own. */
