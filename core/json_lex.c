@@ -213,6 +213,14 @@ static const unsigned char *json_digits_portable(const unsigned char *p, const u
     return p;
 }
 
+/* The first byte of p[0 .. end) that is not a blank. */
+static const unsigned char *json_blanks_portable(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && json_blank(*p))
+        p++;
+    return p;
+}
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 
@@ -244,6 +252,22 @@ JSON_INLINE const unsigned char *json_digits_sse2(const unsigned char *p, const 
         p += 16;
     }
     return json_digits_portable(p, end);
+}
+
+JSON_INLINE const unsigned char *json_blanks_sse2(const unsigned char *p, const unsigned char *end)
+{
+    /* ' ', or '\t' .. '\r': v - '\t' <= 4 (unsigned) where min(v - '\t', 4) == v - '\t' */
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), four = _mm_set1_epi8(4);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i c = _mm_sub_epi8(v, tab);
+        __m128i blank =
+            _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(_mm_min_epu8(c, four), c));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(blank) & 0xffffu;
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+    return json_blanks_portable(p, end);
 }
 #endif
 
@@ -281,7 +305,41 @@ static inline JSON_TARGET_AVX2 const unsigned char *json_digits_avx2(const unsig
     }
     return json_digits_sse2(p, end);
 }
+
+static inline JSON_TARGET_AVX2 const unsigned char *json_blanks_avx2(const unsigned char *p,
+                                                                     const unsigned char *end)
+{
+    const __m256i space = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t');
+    const __m256i four = _mm256_set1_epi8(4);
+    while (end - p >= 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i c = _mm256_sub_epi8(v, tab);
+        __m256i blank = _mm256_or_si256(_mm256_cmpeq_epi8(v, space),
+                                        _mm256_cmpeq_epi8(_mm256_min_epu8(c, four), c));
+        unsigned m = ~(unsigned)_mm256_movemask_epi8(blank);
+        if (m) return p + __builtin_ctz(m);
+        p += 32;
+    }
+    return json_blanks_sse2(p, end);
+}
 #endif
+
+/* Past the blanks at p. One blank (after ':' or ',') is the common case and needs no vector;
+ * a run (a pretty-printed trace's newline and indent) is scanned like string text. */
+JSON_INLINE const unsigned char *json_skip_blanks(const unsigned char *p, const unsigned char *end,
+                                                  int path)
+{
+    if (p == end || !json_blank(*p)) return p;
+    if (++p == end || !json_blank(*p)) return p;
+#if JSON_HAVE_AVX2
+    if (path == TCONV_JSON_SCAN_AVX2) return json_blanks_avx2(p, end);
+#endif
+#ifdef __SSE2__
+    if (path == TCONV_JSON_SCAN_SSE2) return json_blanks_sse2(p, end);
+#endif
+    (void)path;
+    return json_blanks_portable(p, end);
+}
 
 /* The scans of a path; path is a constant in each copy of the token loop. */
 JSON_INLINE const unsigned char *json_run(const unsigned char *p, const unsigned char *end,
@@ -751,8 +809,7 @@ JSON_INLINE const unsigned char *json_skip_fast(const unsigned char *p, const un
     int st = kind == 'm' ? JSON_OBJ_FIRST : JSON_ARR_FIRST;
     const unsigned char *q = NULL;
     for (;;) {
-        while (p < end && json_blank(*p))
-            p++;
+        p = json_skip_blanks(p, end, path);
         if (p == end) return NULL;
         unsigned char c = *p;
         int esc = 0, err = 0;
@@ -840,8 +897,7 @@ JSON_INLINE int json_lex_path(tconv_json_lexer *lx, const unsigned char *buf, si
     lx->cur_len = len;
     lx->cur_base = base;
     for (;;) {
-        while (p < end && json_blank(*p))
-            p++;
+        p = json_skip_blanks(p, end, path);
         if (p == end) break;
         unsigned char c = *p;
         /* Separators in their place are half of all tokens: no lexing, no callback. */
