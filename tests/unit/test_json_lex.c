@@ -315,9 +315,10 @@ static void deep_nesting_and_long_tokens(void **state)
     free(big);
 }
 
-/* The portable, SSE2 and AVX2 scans of string text and digits give the same tokens and errors:
- * each special byte (a quote, a backslash, a control character, the bytes around them) at each
- * place of runs long enough to cross several 16- and 32-byte blocks, and at each alignment. */
+/* The portable, SSE2 and AVX2 scans of string text, digits and blanks give the same tokens and
+ * errors: each special byte (a quote, a backslash, a control character, the bytes around them)
+ * at each place of runs long enough to cross several 16- and 32-byte blocks, and at each
+ * alignment. */
 static void lex_path(int path, const char *doc, size_t n, size_t cut, char *out, size_t cap)
 {
     assert_int_equal(tconv_json_scan_use(path), 0);
@@ -374,6 +375,31 @@ static void scan_paths_agree(void **state)
                             checked++;
                         }
                     }
+    /* Runs of blanks (all six kinds) before a value, one byte replaced by a blank's neighbour,
+     * a token or a byte no JSON has there. */
+    static const char blanks[] = " \t\n\v\f\r";
+    static const unsigned char odd[] = {0x08, 0x09, 0x0d, 0x0e, 0x1f, 0x20, 0x21,
+                                        ',',  '"',  '1',  ']',  0x00, 0x80, 0xff};
+    for (size_t len = 1; len < 72; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < sizeof odd; k++) {
+                size_t n = 0;
+                doc[n++] = '[';
+                for (size_t i = 0; i < len; i++)
+                    doc[n++] = blanks[(i * 7 + k) % 6];
+                if (at < len) doc[1 + at] = (char)odd[k];
+                doc[n++] = '1';
+                doc[n++] = ']';
+                size_t cut = n - (at % 5);
+                lex_path(TCONV_JSON_SCAN_PORTABLE, doc, n, cut, a, sizeof a);
+                for (int i = 0; i < npaths; i++) {
+                    lex_path(paths[i], doc, n, cut, b, sizeof b);
+                    if (strcmp(a, b) != 0)
+                        fail_msg("portable and path %d scans differ on blanks <%.*s>:\n  %s\n  %s",
+                                 paths[i], (int)n, doc, a, b);
+                    checked++;
+                }
+            }
     tconv_json_scan_use(-1);
     /* On x86-64 SSE2 is always there, and AVX2 is tested wherever the CPU has it. */
     assert_true(checked > 10000 * (size_t)npaths);
