@@ -43,10 +43,25 @@ static int chrome_field_true(const chrome_record *rec, chrome_field f)
     return v->type == CHROME_V_BOOL && chrome_record_str(rec, v->s)[0] == 't';
 }
 
+/* tconv_string_intern through the reader's cache (the same id: ids never change in a run). */
+static tconv_str chrome_intern(chrome_reader *r, const char *s, size_t n)
+{
+    if (n == 0 || n > CHROME_INTERN_KEY) return tconv_string_intern(r->ctx, s, n);
+    const unsigned char *u = (const unsigned char *)s;
+    chrome_intern_slot *c =
+        &r->icache[(n * 31 + u[0] * 7 + u[n / 2] * 3 + u[n - 1]) % CHROME_INTERN_CACHE];
+    if (c->len == n && memcmp(c->key, s, n) == 0) return c->id;
+    tconv_str id = tconv_string_intern(r->ctx, s, n);
+    c->len = (uint8_t)n;
+    memcpy(c->key, s, n);
+    c->id = id;
+    return id;
+}
+
 static tconv_str chrome_intern_val(chrome_reader *r, const chrome_record *rec, const chrome_val *v)
 {
     if (v->type == CHROME_V_NONE || v->type == CHROME_V_NULL) return 0;
-    return tconv_string_intern(r->ctx, chrome_record_str(rec, v->s), v->s.len);
+    return chrome_intern(r, chrome_record_str(rec, v->s), v->s.len);
 }
 
 static const chrome_kv *chrome_kv_find(const chrome_record *rec, const chrome_kvs *kvs,
@@ -773,7 +788,7 @@ static tconv_str chrome_meta_text(chrome_reader *r, const chrome_record *rec, co
     if (kv) {
         if (kv->val.type == CHROME_V_NULL) return 0;
         chrome_val_text(rec, &kv->val, &s, &n);
-        return tconv_string_intern(r->ctx, s, n);
+        return chrome_intern(r, s, n);
     }
     if (!rec->args.n) return 0;
     chrome_jsonbuf_reset(&r->json);
@@ -805,7 +820,7 @@ static tconv_status chrome_metadata(chrome_reader *r, const chrome_record *rec, 
         ev.track = chrome_thread_track(r, rec);
     else if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL)
         return TCONV_FATAL;
-    ev.name = tconv_string_intern(r->ctx, name, nlen);
+    ev.name = chrome_intern(r, name, nlen);
     const char *key = NULL;
     if (chrome_field_is(rec, CHROME_F_NAME, "process_name") ||
         chrome_field_is(rec, CHROME_F_NAME, "thread_name"))

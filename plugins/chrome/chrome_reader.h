@@ -50,6 +50,18 @@ typedef struct chrome_track_slot {
     uint32_t track;
 } chrome_track_slot;
 
+/* Interned names, categories and metadata texts by their text: a trace repeats a few hundred
+ * of them millions of times, and a hit costs a compare instead of the string table's hash and
+ * probe. Texts longer than the key go to the table. */
+#define CHROME_INTERN_CACHE 64
+#define CHROME_INTERN_KEY 46
+
+typedef struct chrome_intern_slot {
+    uint8_t len; /* 0: empty */
+    char key[CHROME_INTERN_KEY];
+    tconv_str id;
+} chrome_intern_slot;
+
 typedef struct chrome_frame_entry {
     tconv_str name, category;
     int32_t parent; /* index of the parent entry, -1 for a root (after resolution) */
@@ -98,6 +110,7 @@ typedef struct chrome_reader {
     /* Mapping state. */
     chrome_track_slot tcache[CHROME_TRACK_CACHE];
     unsigned tcache_next;
+    chrome_intern_slot icache[CHROME_INTERN_CACHE];
     /* The hash of a flow's (category, name) prefix, for the last pair: a Kineto trace's flows
      * are nearly all ("ac2g", "ac2g"). */
     char flow_key[CHROME_FLOW_KEY];   /* category text then name text */
