@@ -53,7 +53,10 @@ chrome_field chrome_field_lookup(const char *k, size_t n)
 void chrome_record_reset(chrome_record *r)
 {
     r->len = 0;
-    memset(r->f, 0, sizeof r->f);
+    /* An event sets a handful of the fields: clear those, not the whole table. */
+    for (uint32_t m = r->fset; m; m &= m - 1)
+        r->f[__builtin_ctz(m)] = (chrome_val){0};
+    r->fset = 0;
     r->args.n = 0;
     r->extras.n = 0;
     r->nstack = 0;
@@ -152,6 +155,7 @@ int chrome_record_set_field(chrome_record *r, chrome_field f, chrome_vtype t, ch
 {
     r->f[f].type = t;
     r->f[f].s = s;
+    r->fset |= 1u << f;
     return 0;
 }
 
