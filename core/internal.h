@@ -63,10 +63,11 @@ typedef struct tconv_tracktab {
     size_t nproc_slots, nprocs;
     uint32_t *proc_next;
     size_t proc_next_cap;
-    /* The last metadata name looked at and what it is (track.c): a trace repeats the same few
-     * names (process_name, thread_name) for every process and thread, again and again. */
-    tconv_str meta_name;
-    int meta_kind;
+    /* Metadata names looked at and what they are, by id modulo 16 (track.c): a trace repeats
+     * the same few names (process_name, thread_name) for every process and thread, again and
+     * again. Zeroed, each slot holds id 0 (""), which is none of them. */
+    tconv_str meta_name[16];
+    uint8_t meta_kind[16];
 } tconv_tracktab;
 void tconv_tracktab_free(tconv_tracktab *t);
 
@@ -138,7 +139,9 @@ struct tconv_ctx {
     /* Per input, indexed by input (core/inputinfo.c). */
     tconv_inputinfo *inputinfo;
     size_t ninputinfo, inputinfo_cap;
-    tconv_str info_name_other; /* the last metadata name that sets nothing here (0: "") */
+    /* Metadata names that set nothing here, by id modulo 8 (core/inputinfo.c); zeroed, each
+     * slot holds id 0 (""), which sets nothing. */
+    tconv_str info_other[8];
 
     /* A worker's context (tconv -j): what the reader does to it is also recorded here, to be
      * done again to the run's context in input order (core/record.c). NULL: the run's own. */

@@ -209,18 +209,19 @@ TCONV_API const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, ch
  * later copy it from their siblings in tconv_track_get. */
 enum { TRACK_META_NONE, TRACK_META_THREAD_NAME, TRACK_META_THREAD_SORT, TRACK_META_PROCESS };
 
-/* What a metadata name sets; the last answer is kept (a zeroed table holds "" -> none). */
+/* What a metadata name sets; answers are kept by id. */
 static int track_meta_kind(tconv_ctx *ctx, tconv_tracktab *t, tconv_str name)
 {
-    if (name == t->meta_name) return t->meta_kind;
+    unsigned slot = name % 16;
+    if (name == t->meta_name[slot]) return t->meta_kind[slot];
     const char *what = tconv_string_get(ctx, name);
     int kind = strcmp(what, "thread_name") == 0         ? TRACK_META_THREAD_NAME
                : strcmp(what, "thread_sort_index") == 0 ? TRACK_META_THREAD_SORT
                : strcmp(what, "process_name") == 0 || strcmp(what, "process_sort_index") == 0
                    ? TRACK_META_PROCESS
                    : TRACK_META_NONE;
-    t->meta_name = name;
-    t->meta_kind = kind;
+    t->meta_name[slot] = name;
+    t->meta_kind[slot] = (uint8_t)kind;
     return kind;
 }
 
