@@ -25,7 +25,8 @@ void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
 
 /* ---- JSON lexer ---- */
 /* The scans of the lexers made from now on (for tests that compare the paths): one of these, or
- * -1 for the best the CPU has. Process-wide. Returns -1 when this build or CPU lacks the path. */
+ * -1 for the default (SSE2 where built). Process-wide. Returns -1 when this build or CPU lacks
+ * the path. */
 enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
 int tconv_json_scan_use(int path);
 

@@ -429,7 +429,7 @@ static int avx2_scan(void **state)
     return path_setup(state, TCONV_JSON_SCAN_AVX2);
 }
 
-static int best_scan(void **state)
+static int default_scan(void **state)
 {
     return path_setup(state, -1);
 }
@@ -454,13 +454,13 @@ int main(void)
     };
     /* Every case with each path this build and CPU have; a path the CPU lacks is said so and
      * skipped. */
-    int failed = cmocka_run_group_tests_name("portable scans", tests, portable_scan, best_scan);
+    int failed = cmocka_run_group_tests_name("portable scans", tests, portable_scan, default_scan);
     if (tconv_json_scan_use(TCONV_JSON_SCAN_SSE2) == 0)
-        failed += cmocka_run_group_tests_name("SSE2 scans", tests, sse2_scan, best_scan);
+        failed += cmocka_run_group_tests_name("SSE2 scans", tests, sse2_scan, default_scan);
     else
         printf("SSE2 scans: not in this build\n");
     if (tconv_json_scan_use(TCONV_JSON_SCAN_AVX2) == 0)
-        failed += cmocka_run_group_tests_name("AVX2 scans", tests, avx2_scan, best_scan);
+        failed += cmocka_run_group_tests_name("AVX2 scans", tests, avx2_scan, default_scan);
     else
         printf("AVX2 scans: not in this build or CPU\n");
     tconv_json_scan_use(-1);
