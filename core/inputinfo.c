@@ -84,6 +84,8 @@ void tconv_inputinfo_set_name(tconv_ctx *ctx, uint32_t input, const char *name)
 
 void tconv_inputinfo_apply_metadata(tconv_ctx *ctx, const tconv_event *ev)
 {
+    /* Most metadata (process and thread names, again and again) sets nothing here. */
+    if (ev->name == ctx->info_other[ev->name % 8]) return;
     const char *what = tconv_string_get(ctx, ev->name);
     const char *text = tconv_string_get(ctx, ev->text);
     int64_t v;
@@ -98,6 +100,7 @@ void tconv_inputinfo_apply_metadata(tconv_ctx *ctx, const tconv_event *ev)
         in->time_origin_ns = v;
         return;
     } else {
+        ctx->info_other[ev->name % 8] = ev->name;
         return;
     }
     tconv_inputinfo *in = inputinfo_at(ctx, ev->input);

@@ -24,9 +24,11 @@ void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
 #define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* ---- JSON lexer ---- */
-/* Nonzero: scan with the portable code even where a vector path exists (for tests that compare
- * the two). Process-wide; set before lexing. */
-void tconv_json_scan_portable(int on);
+/* The scans of the lexers made from now on (for tests that compare the paths): one of these, or
+ * -1 for the default (SSE2 where built). Process-wide. Returns -1 when this build or CPU lacks
+ * the path. */
+enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
+int tconv_json_scan_use(int path);
 
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
@@ -62,6 +64,11 @@ typedef struct tconv_tracktab {
     size_t nproc_slots, nprocs;
     uint32_t *proc_next;
     size_t proc_next_cap;
+    /* Metadata names looked at and what they are, by id modulo 16 (track.c): a trace repeats
+     * the same few names (process_name, thread_name) for every process and thread, again and
+     * again. Zeroed, each slot holds id 0 (""), which is none of them. */
+    tconv_str meta_name[16];
+    uint8_t meta_kind[16];
 } tconv_tracktab;
 void tconv_tracktab_free(tconv_tracktab *t);
 
@@ -133,6 +140,9 @@ struct tconv_ctx {
     /* Per input, indexed by input (core/inputinfo.c). */
     tconv_inputinfo *inputinfo;
     size_t ninputinfo, inputinfo_cap;
+    /* Metadata names that set nothing here, by id modulo 8 (core/inputinfo.c); zeroed, each
+     * slot holds id 0 (""), which sets nothing. */
+    tconv_str info_other[8];
 
     /* A worker's context (tconv -j): what the reader does to it is also recorded here, to be
      * done again to the run's context in input order (core/record.c). NULL: the run's own. */

@@ -268,53 +268,58 @@ static const char *sink_bad_string(const tconv_ctx *ctx, const tconv_event *e, t
 static tconv_status sink_check(tconv_sink *s, const tconv_event *in, tconv_event *out)
 {
     tconv_ctx *ctx = s->ctx;
-    tconv_event e = TCONV_EVENT_INIT;
-    /* A plugin built for an older minor knows a shorter event: read only that much. */
-    size_t size = in->struct_size < sizeof(e) ? in->struct_size : sizeof(e);
-    if (size < offsetof(tconv_event, args)) {
-        tconv_error_set(ctx,
-                        "a plugin pushed an event with struct_size %u; initialise events "
-                        "with TCONV_EVENT_INIT",
-                        in->struct_size);
-        return TCONV_FATAL;
+    if (in->struct_size >= sizeof(*out)) {
+        /* The common case, a plugin of this minor: a copy of fixed size. */
+        *out = *in;
+    } else {
+        /* A plugin built for an older minor knows a shorter event: read only that much. */
+        size_t size = in->struct_size;
+        if (size < offsetof(tconv_event, args)) {
+            tconv_error_set(ctx,
+                            "a plugin pushed an event with struct_size %u; initialise events "
+                            "with TCONV_EVENT_INIT",
+                            in->struct_size);
+            return TCONV_FATAL;
+        }
+        *out = (tconv_event)TCONV_EVENT_INIT;
+        memcpy(out, in, size);
     }
-    memcpy(&e, in, size);
-    e.struct_size = sizeof(e);
-    if (e.kind == 0 || e.kind >= TCONV_EV_KIND_MAX) {
+    out->struct_size = sizeof(*out);
+    if (out->kind == 0 || out->kind >= TCONV_EV_KIND_MAX) {
         tconv_warning_add(ctx, "core.bad-kind", "an event of unknown kind %u was pushed; skipped",
-                          e.kind);
+                          out->kind);
         return TCONV_RECORD;
     }
-    if (e.track >= tconv_track_count(ctx)) {
+    if (out->track >= tconv_track_count(ctx)) {
         tconv_error_set(ctx,
                         "a reader pushed an event on track %u, which does not exist; get "
                         "tracks from tconv_track_get",
-                        e.track);
+                        out->track);
         return TCONV_FATAL;
     }
     /* Times within 2^62 ns (146 years) of 0 keep every sum and difference of two times inside
      * int64 in the stages; the in-tree readers already stay there, out-of-tree ones may not. */
     const int64_t lim = (int64_t)1 << 62;
-    if (e.ts <= -lim || e.ts >= lim ||
-        (e.kind == TCONV_EV_COMPLETE && (e.dur < 0 ? e.dur <= -lim : e.dur >= lim - e.ts))) {
+    if (out->ts <= -lim || out->ts >= lim ||
+        (out->kind == TCONV_EV_COMPLETE &&
+         (out->dur < 0 ? out->dur <= -lim : out->dur >= lim - out->ts))) {
         tconv_warning_add(ctx, "core.time-range",
                           "an event at %lld ns (dur %lld) lies beyond 2^62 ns; skipped",
-                          (long long)e.ts, (long long)e.dur);
+                          (long long)out->ts, (long long)out->dur);
         return TCONV_RECORD;
     }
     tconv_str bad_id;
-    const char *bad = sink_bad_string(ctx, &e, &bad_id);
+    const char *bad = sink_bad_string(ctx, out, &bad_id);
     if (bad) {
         tconv_error_set(ctx,
                         "a reader pushed a %s event whose %s is string id %u, which does not "
                         "exist (%u strings); get ids from tconv_string_intern",
-                        tconv_event_kind_name(e.kind), bad, bad_id, tconv_string_count(ctx));
+                        tconv_event_kind_name(out->kind), bad, bad_id, tconv_string_count(ctx));
         return TCONV_FATAL;
     }
-    e.input = ctx->input;
+    out->input = ctx->input;
     /* Readers look track names up as they go (to push a name only when it changes). */
-    if (e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
-    *out = e;
+    if (out->kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, out);
     return TCONV_OK;
 }
 

@@ -207,18 +207,37 @@ TCONV_API const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, ch
 
 /* process_* metadata names a process: every track of that (input, pid) takes it; tracks created
  * later copy it from their siblings in tconv_track_get. */
+enum { TRACK_META_NONE, TRACK_META_THREAD_NAME, TRACK_META_THREAD_SORT, TRACK_META_PROCESS };
+
+/* What a metadata name sets; answers are kept by id. */
+static int track_meta_kind(tconv_ctx *ctx, tconv_tracktab *t, tconv_str name)
+{
+    unsigned slot = name % 16;
+    if (name == t->meta_name[slot]) return t->meta_kind[slot];
+    const char *what = tconv_string_get(ctx, name);
+    int kind = strcmp(what, "thread_name") == 0         ? TRACK_META_THREAD_NAME
+               : strcmp(what, "thread_sort_index") == 0 ? TRACK_META_THREAD_SORT
+               : strcmp(what, "process_name") == 0 || strcmp(what, "process_sort_index") == 0
+                   ? TRACK_META_PROCESS
+                   : TRACK_META_NONE;
+    t->meta_name[slot] = name;
+    t->meta_kind[slot] = (uint8_t)kind;
+    return kind;
+}
+
 void tconv_track_apply_metadata(tconv_ctx *ctx, const tconv_event *ev)
 {
-    const char *what = tconv_string_get(ctx, ev->name);
     tconv_tracktab *t = &ctx->tracks;
     if (ev->track >= t->n) return;
+    int kind = track_meta_kind(ctx, t, ev->name);
     tconv_track *k = &t->tracks[ev->track];
     int64_t num = 0;
-    if (strcmp(what, "thread_name") == 0) {
+    if (kind == TRACK_META_THREAD_NAME) {
         k->thread_name = ev->text;
-    } else if (strcmp(what, "thread_sort_index") == 0) {
+    } else if (kind == TRACK_META_THREAD_SORT) {
         if (track_parse_int(tconv_string_get(ctx, ev->text), &num)) k->thread_sort = num;
-    } else if (strcmp(what, "process_name") == 0 || strcmp(what, "process_sort_index") == 0) {
+    } else if (kind == TRACK_META_PROCESS) {
+        const char *what = tconv_string_get(ctx, ev->name);
         int is_name = what[8] == 'n';
         if (!is_name && !track_parse_int(tconv_string_get(ctx, ev->text), &num)) return;
         for (uint32_t i = *track_proc_slot(t, k->input, k->pid) - 1; i != UINT32_MAX;

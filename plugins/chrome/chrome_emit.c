@@ -43,10 +43,25 @@ static int chrome_field_true(const chrome_record *rec, chrome_field f)
     return v->type == CHROME_V_BOOL && chrome_record_str(rec, v->s)[0] == 't';
 }
 
+/* tconv_string_intern through the reader's cache (the same id: ids never change in a run). */
+static tconv_str chrome_intern(chrome_reader *r, const char *s, size_t n)
+{
+    if (n == 0 || n > CHROME_INTERN_KEY) return tconv_string_intern(r->ctx, s, n);
+    const unsigned char *u = (const unsigned char *)s;
+    chrome_intern_slot *c =
+        &r->icache[(n * 31 + u[0] * 7 + u[n / 2] * 3 + u[n - 1]) % CHROME_INTERN_CACHE];
+    if (c->len == n && memcmp(c->key, s, n) == 0) return c->id;
+    tconv_str id = tconv_string_intern(r->ctx, s, n);
+    c->len = (uint8_t)n;
+    memcpy(c->key, s, n);
+    c->id = id;
+    return id;
+}
+
 static tconv_str chrome_intern_val(chrome_reader *r, const chrome_record *rec, const chrome_val *v)
 {
     if (v->type == CHROME_V_NONE || v->type == CHROME_V_NULL) return 0;
-    return tconv_string_intern(r->ctx, chrome_record_str(rec, v->s), v->s.len);
+    return chrome_intern(r, chrome_record_str(rec, v->s), v->s.len);
 }
 
 static const chrome_kv *chrome_kv_find(const chrome_record *rec, const chrome_kvs *kvs,
@@ -698,6 +713,26 @@ static tconv_status chrome_async(chrome_reader *r, const chrome_record *rec, cha
     return chrome_push(r, &ev);
 }
 
+/* The flow hash over "flow1", the category and the name (each with its NUL). */
+static uint64_t chrome_flow_prefix(chrome_reader *r, const char *cat, size_t catlen,
+                                   const char *name, size_t namelen)
+{
+    if (catlen == r->flow_catlen && namelen == r->flow_namelen &&
+        memcmp(r->flow_key, cat, catlen) == 0 && memcmp(r->flow_key + catlen, name, namelen) == 0)
+        return r->flow_hash;
+    uint64_t h = chrome_hash("flow1", 6, CHROME_HASH_SEED);
+    h = chrome_hash(cat, catlen + 1, h);
+    h = chrome_hash(name, namelen + 1, h);
+    if (catlen + namelen <= sizeof r->flow_key) {
+        memcpy(r->flow_key, cat, catlen);
+        memcpy(r->flow_key + catlen, name, namelen);
+        r->flow_catlen = catlen;
+        r->flow_namelen = namelen;
+        r->flow_hash = h;
+    }
+    return h;
+}
+
 /* s/t/f: a flow is (category, name, id) like in the trace viewer, with id2.local ids scoped to
  * the process. */
 static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
@@ -716,9 +751,7 @@ static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char
         id = chrome_text_of(rec, CHROME_F_ID, &idlen);
         tag = 'i';
     }
-    uint64_t h = chrome_hash("flow1", 6, CHROME_HASH_SEED);
-    h = chrome_hash(cat, catlen + 1, h);
-    h = chrome_hash(name, namelen + 1, h);
+    uint64_t h = chrome_flow_prefix(r, cat, catlen, name, namelen);
     h = chrome_hash(&tag, 1, h);
     h = chrome_hash(pid, plen + 1, h);
     h = chrome_hash(id, idlen, h);
@@ -755,7 +788,7 @@ static tconv_str chrome_meta_text(chrome_reader *r, const chrome_record *rec, co
     if (kv) {
         if (kv->val.type == CHROME_V_NULL) return 0;
         chrome_val_text(rec, &kv->val, &s, &n);
-        return tconv_string_intern(r->ctx, s, n);
+        return chrome_intern(r, s, n);
     }
     if (!rec->args.n) return 0;
     chrome_jsonbuf_reset(&r->json);
@@ -787,7 +820,7 @@ static tconv_status chrome_metadata(chrome_reader *r, const chrome_record *rec, 
         ev.track = chrome_thread_track(r, rec);
     else if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL)
         return TCONV_FATAL;
-    ev.name = tconv_string_intern(r->ctx, name, nlen);
+    ev.name = chrome_intern(r, name, nlen);
     const char *key = NULL;
     if (chrome_field_is(rec, CHROME_F_NAME, "process_name") ||
         chrome_field_is(rec, CHROME_F_NAME, "thread_name"))

@@ -95,6 +95,7 @@ static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_opt
     r->args_wanted = tconv_args_wanted(ctx);
     for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++)
         r->tcache[i].track = UINT32_MAX;
+    r->flow_catlen = SIZE_MAX;
     if (chrome_parse_init(r)) {
         tconv_error_set(ctx, "chrome: out of memory");
         goto out;

@@ -42,12 +42,25 @@ typedef enum chrome_cap { CHROME_CAP_SKIP, CHROME_CAP_ARG, CHROME_CAP_TOP } chro
 
 #define CHROME_TRACK_CACHE 8
 #define CHROME_TRACK_KEY 62
+#define CHROME_FLOW_KEY 64
 
 typedef struct chrome_track_slot {
     uint8_t plen, tlen;
     char key[CHROME_TRACK_KEY]; /* pid text then tid text */
     uint32_t track;
 } chrome_track_slot;
+
+/* Interned names, categories and metadata texts by their text: a trace repeats a few hundred
+ * of them millions of times, and a hit costs a compare instead of the string table's hash and
+ * probe. Texts longer than the key go to the table. */
+#define CHROME_INTERN_CACHE 64
+#define CHROME_INTERN_KEY 46
+
+typedef struct chrome_intern_slot {
+    uint8_t len; /* 0: empty */
+    char key[CHROME_INTERN_KEY];
+    tconv_str id;
+} chrome_intern_slot;
 
 typedef struct chrome_frame_entry {
     tconv_str name, category;
@@ -97,6 +110,12 @@ typedef struct chrome_reader {
     /* Mapping state. */
     chrome_track_slot tcache[CHROME_TRACK_CACHE];
     unsigned tcache_next;
+    chrome_intern_slot icache[CHROME_INTERN_CACHE];
+    /* The hash of a flow's (category, name) prefix, for the last pair: a Kineto trace's flows
+     * are nearly all ("ac2g", "ac2g"). */
+    char flow_key[CHROME_FLOW_KEY];   /* category text then name text */
+    size_t flow_catlen, flow_namelen; /* flow_catlen SIZE_MAX: none yet */
+    uint64_t flow_hash;
     uint8_t *track_flags;
     size_t ntrack_flags;
     tconv_arg *targs;

@@ -9,6 +9,7 @@
 typedef struct chrome_span {
     uint32_t off, len; /* into the record's arena; the text is followed by a NUL */
 } chrome_span;
+_Static_assert(sizeof(chrome_span) == 8, "a span is stored as one 8-byte word");
 
 typedef enum chrome_vtype {
     CHROME_V_NONE = 0, /* absent */
@@ -66,6 +67,7 @@ typedef struct chrome_record {
     char *arena;
     size_t len, cap;
     chrome_val f[CHROME_F_COUNT];
+    uint32_t fset;      /* bit f: f[f] was set, to be cleared by chrome_record_reset */
     chrome_kvs args;    /* "args", in order; a repeated key keeps its first place, last value */
     chrome_kvs extras;  /* other scalar members of the event */
     chrome_span *stack; /* "stack": frame names, root first */

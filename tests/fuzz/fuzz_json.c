@@ -1,12 +1,14 @@
 /* libFuzzer target for the JSON lexer alone (tconv/json.h): the input is lexed whole and again
  * in pieces whose sizes come from its own bytes, and both runs must hand over the same tokens
  * and end with the same error at the same offset. A token cut by a buffer's end is the lexer's
- * hardest case; this makes every input exercise it. */
+ * hardest case; this makes every input exercise it. The whole input is also lexed with each
+ * scan path the CPU has (portable, SSE2, AVX2), with the same result as the default. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include <tconv/json.h>
 
 typedef struct fuzz_log {
@@ -65,6 +67,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "whole: %llu tokens, %s\npieces: %llu tokens, %s\n",
                 (unsigned long long)a.count, ea, (unsigned long long)b.count, eb);
         abort();
+    }
+    for (int path = TCONV_JSON_SCAN_PORTABLE; path <= TCONV_JSON_SCAN_AVX2; path++) {
+        if (tconv_json_scan_use(path)) break;
+        fuzz_log c = {0};
+        char ec[512];
+        fuzz_run(data, size, 0, flags, &c, ec, sizeof ec);
+        tconv_json_scan_use(-1);
+        if (a.hash != c.hash || a.count != c.count || strcmp(ea, ec) != 0) {
+            fprintf(stderr, "default path: %llu tokens, %s\npath %d: %llu tokens, %s\n",
+                    (unsigned long long)a.count, ea, path, (unsigned long long)c.count, ec);
+            abort();
+        }
     }
     return 0;
 }

@@ -315,13 +315,24 @@ static void deep_nesting_and_long_tokens(void **state)
     free(big);
 }
 
-/* The vector and the portable scans of string text and digits give the same tokens and errors:
- * each special byte (a quote, a backslash, a control character, the bytes around them) at each
- * place of runs long enough to cross several 16-byte blocks, and at each alignment. */
-static void lex_mode(int portable, const char *doc, size_t n, size_t cut, char *out, size_t cap)
+/* The portable, SSE2 and AVX2 scans of string text, digits and blanks give the same tokens and
+ * errors: each special byte (a quote, a backslash, a control character, the bytes around them)
+ * at each place of runs long enough to cross several 16- and 32-byte blocks, and at each
+ * alignment. */
+static void lex_path(int path, const char *doc, size_t n, size_t cut, char *out, size_t cap)
 {
-    tconv_json_scan_portable(portable);
+    assert_int_equal(tconv_json_scan_use(path), 0);
     lex_cuts(doc, n, &cut, 1, 0, -1, out, cap);
+}
+
+/* The vector paths this build and CPU have (the portable one always runs). */
+static int vector_paths(int *paths)
+{
+    int n = 0;
+    for (int p = TCONV_JSON_SCAN_SSE2; p <= TCONV_JSON_SCAN_AVX2; p++)
+        if (tconv_json_scan_use(p) == 0) paths[n++] = p;
+    tconv_json_scan_use(-1);
+    return n;
 }
 
 static void scan_paths_agree(void **state)
@@ -330,10 +341,10 @@ static void scan_paths_agree(void **state)
     static const unsigned char special[] = {'"',  '\\', 0x00, 0x01, 0x1f, 0x20, 0x21, 0x2f,
                                             0x30, 0x39, 0x3a, 0x5b, 0x7f, 0x80, 0xb0, 0xff};
     char doc[128], a[9000], b[9000];
-    int old = 0;
+    int paths[2], npaths = vector_paths(paths);
     size_t checked = 0;
-    for (size_t pad = 0; pad < 17; pad++)
-        for (size_t len = 0; len < 40; len++)
+    for (size_t pad = 0; pad < 33; pad++)
+        for (size_t len = 0; len < 72; len++)
             for (size_t at = 0; at <= len; at++)
                 for (size_t k = 0; k < sizeof special; k++)
                     for (int num = 0; num < 2; num++) {
@@ -355,29 +366,72 @@ static void scan_paths_agree(void **state)
                         }
                         doc[n++] = ']';
                         size_t cut = n - (at % 7);
-                        lex_mode(1, doc, n, cut, a, sizeof a);
-                        lex_mode(0, doc, n, cut, b, sizeof b);
-                        if (strcmp(a, b) != 0)
-                            fail_msg("portable and vector scans differ on <%.*s>:\n  %s\n  %s",
-                                     (int)n, doc, a, b);
-                        checked++;
+                        lex_path(TCONV_JSON_SCAN_PORTABLE, doc, n, cut, a, sizeof a);
+                        for (int i = 0; i < npaths; i++) {
+                            lex_path(paths[i], doc, n, cut, b, sizeof b);
+                            if (strcmp(a, b) != 0)
+                                fail_msg("portable and path %d scans differ on <%.*s>:\n  %s\n  %s",
+                                         paths[i], (int)n, doc, a, b);
+                            checked++;
+                        }
                     }
-    tconv_json_scan_portable(old);
-    assert_true(checked > 10000);
+    /* Runs of blanks (all six kinds) before a value, one byte replaced by a blank's neighbour,
+     * a token or a byte no JSON has there. */
+    static const char blanks[] = " \t\n\v\f\r";
+    static const unsigned char odd[] = {0x08, 0x09, 0x0d, 0x0e, 0x1f, 0x20, 0x21,
+                                        ',',  '"',  '1',  ']',  0x00, 0x80, 0xff};
+    for (size_t len = 1; len < 72; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < sizeof odd; k++) {
+                size_t n = 0;
+                doc[n++] = '[';
+                for (size_t i = 0; i < len; i++)
+                    doc[n++] = blanks[(i * 7 + k) % 6];
+                if (at < len) doc[1 + at] = (char)odd[k];
+                doc[n++] = '1';
+                doc[n++] = ']';
+                size_t cut = n - (at % 5);
+                lex_path(TCONV_JSON_SCAN_PORTABLE, doc, n, cut, a, sizeof a);
+                for (int i = 0; i < npaths; i++) {
+                    lex_path(paths[i], doc, n, cut, b, sizeof b);
+                    if (strcmp(a, b) != 0)
+                        fail_msg("portable and path %d scans differ on blanks <%.*s>:\n  %s\n  %s",
+                                 paths[i], (int)n, doc, a, b);
+                    checked++;
+                }
+            }
+    tconv_json_scan_use(-1);
+    /* On x86-64 SSE2 is always there, and AVX2 is tested wherever the CPU has it. */
+    assert_true(checked > 10000 * (size_t)npaths);
+#if defined(__x86_64__)
+    assert_true(npaths >= 1);
+#endif
 }
 
-static int vector_scan(void **state)
+static int path_setup(void **state, int path)
 {
     (void)state;
-    tconv_json_scan_portable(0);
-    return 0;
+    return tconv_json_scan_use(path);
 }
 
 static int portable_scan(void **state)
 {
-    (void)state;
-    tconv_json_scan_portable(1);
-    return 0;
+    return path_setup(state, TCONV_JSON_SCAN_PORTABLE);
+}
+
+static int sse2_scan(void **state)
+{
+    return path_setup(state, TCONV_JSON_SCAN_SSE2);
+}
+
+static int avx2_scan(void **state)
+{
+    return path_setup(state, TCONV_JSON_SCAN_AVX2);
+}
+
+static int default_scan(void **state)
+{
+    return path_setup(state, -1);
 }
 
 int main(void)
@@ -398,9 +452,18 @@ int main(void)
     const struct CMUnitTest paths[] = {
         cmocka_unit_test(scan_paths_agree),
     };
-    /* Every case with the vector scans (where the CPU has them), then with the portable ones. */
-    int failed = cmocka_run_group_tests_name("vector scans", tests, vector_scan, NULL);
-    failed += cmocka_run_group_tests_name("portable scans", tests, portable_scan, NULL);
-    failed += cmocka_run_group_tests_name("both scans", paths, NULL, NULL);
+    /* Every case with each path this build and CPU have; a path the CPU lacks is said so and
+     * skipped. */
+    int failed = cmocka_run_group_tests_name("portable scans", tests, portable_scan, default_scan);
+    if (tconv_json_scan_use(TCONV_JSON_SCAN_SSE2) == 0)
+        failed += cmocka_run_group_tests_name("SSE2 scans", tests, sse2_scan, default_scan);
+    else
+        printf("SSE2 scans: not in this build\n");
+    if (tconv_json_scan_use(TCONV_JSON_SCAN_AVX2) == 0)
+        failed += cmocka_run_group_tests_name("AVX2 scans", tests, avx2_scan, default_scan);
+    else
+        printf("AVX2 scans: not in this build or CPU\n");
+    tconv_json_scan_use(-1);
+    failed += cmocka_run_group_tests_name("all scans", paths, NULL, NULL);
     return failed;
 }
