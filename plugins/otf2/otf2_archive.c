@@ -128,9 +128,11 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
     }
     OTF2W_TRY(st, "counting events", OTF2_EvtWriter_GetNumberOfEvents(w, &l->nevents));
     OTF2W_TRY(st, "closing an event writer", OTF2_Archive_CloseEvtWriter(ar, w));
-    otf2_traceid_mix(st, &l->id, sizeof(l->id));
-    otf2_traceid_mix(st, &l->base_ts, sizeof(l->base_ts));
-    otf2_traceid_mix(st, l->buf.p, l->buf.len);
+    /* The location's own hash, then that into the archive's (otf2_traceid.c). */
+    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
+    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
+    h = otf2_traceid_hash(h, l->buf.p, l->buf.len);
+    otf2_traceid_mix(st, &h, sizeof(h));
     otf2_bytes_free(&l->buf);
     return TCONV_OK;
 }

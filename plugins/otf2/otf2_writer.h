@@ -214,6 +214,7 @@ void otf2_flows_pair(otf2_state *st);
 uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uint64_t *unmatched);
 
 /* otf2_traceid.c: a trace identifier derived from the archive's content. */
+uint64_t otf2_traceid_hash(uint64_t h, const void *p, size_t n);
 void otf2_traceid_mix(otf2_state *st, const void *p, size_t n);
 /* After the archive is closed: the identifier OTF2 drew is replaced by the hash. */
 tconv_status otf2_traceid_fix(otf2_state *st, const char *dir);
