@@ -71,6 +71,67 @@ static OTF2_AttributeList *otf2_read_attrs(otf2_state *st, otf2_cursor *c, OTF2_
     return n ? al : NULL;
 }
 
+/* Copies an attribute list of c to b with the run's attribute and string ids. */
+static void otf2_xlate_attrs(const otf2_state *st, otf2_cursor *c, otf2_bytes *b)
+{
+    uint64_t n = otf2_get_uv(c);
+    otf2_put_uv(b, n);
+    for (uint64_t i = 0; i < n; i++) {
+        otf2_bytes_reserve(b, 20);
+        uint32_t a = (uint32_t)otf2_get_uv(c);
+        otf2_put_uv(b, st->xl->attr[a]);
+        switch (st->attrs[a].type) {
+        case OTF2_TYPE_UINT8:
+            otf2_put_u8(b, otf2_get_u8(c));
+            break;
+        case OTF2_TYPE_INT64:
+            otf2_put_sv(b, otf2_get_sv(c));
+            break;
+        case OTF2_TYPE_UINT64:
+            otf2_put_uv(b, otf2_get_uv(c));
+            break;
+        case OTF2_TYPE_DOUBLE:
+            otf2_put_f64(b, otf2_get_f64(c));
+            break;
+        default:
+            otf2_put_uv(b, st->xl->string[otf2_get_uv(c)]);
+        }
+    }
+}
+
+/* A location's hash (otf2_traceid.c) when it was collected with this rank's ids: that of its
+ * records as one writer holds them, with the run's ids, so that the archive's identifier is
+ * one writer's. */
+static uint64_t otf2_xlate_hash(const otf2_state *st, const otf2_loc *l)
+{
+    otf2_bytes b = {0};
+    otf2_cursor c = {l->buf.p, l->buf.p + l->buf.len};
+    while (c.p < c.end) {
+        otf2_bytes_reserve(&b, 1 + 10 + 10 + 8);
+        uint8_t tag = otf2_get_u8(&c);
+        otf2_put_u8(&b, tag);
+        otf2_put_uv(&b, otf2_get_uv(&c));
+        switch (tag & OTF2W_REC_KIND_MASK) {
+        case OTF2W_REC_ENTER:
+        case OTF2W_REC_LEAVE:
+            otf2_put_uv(&b, st->xl->region[otf2_get_uv(&c)]);
+            break;
+        case OTF2W_REC_METRIC:
+            otf2_put_uv(&b, st->xl->metric[otf2_get_uv(&c)] - st->xl->nseries);
+            otf2_put_f64(&b, otf2_get_f64(&c));
+            break;
+        default:
+            otf2_put_uv(&b, st->xl->flow_tag[otf2_get_uv(&c)]);
+        }
+        if (tag & OTF2W_REC_ATTRS) otf2_xlate_attrs(st, &c, &b);
+    }
+    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
+    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
+    h = otf2_traceid_hash(h, b.p, b.len);
+    otf2_bytes_free(&b);
+    return h;
+}
+
 static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32_t track,
                                         OTF2_AttributeList *al)
 {
@@ -141,7 +202,7 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
     h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
     h = otf2_traceid_hash(h, l->buf.p, l->buf.len);
     if (st->xl)
-        l->hash = h; /* for rank 0, which makes the archive's hash */
+        l->hash = otf2_xlate_hash(st, l); /* for rank 0, which makes the archive's hash */
     else
         otf2_traceid_mix(st, &h, sizeof(h));
     otf2_bytes_free(&l->buf);
@@ -192,13 +253,17 @@ static tconv_status otf2_write_markers(otf2_state *st, OTF2_Archive *ar)
         uint64_t ref = scope == OTF2_MARKER_SCOPE_LOCATION         ? l->id
                        : scope == OTF2_MARKER_SCOPE_LOCATION_GROUP ? l->group
                                                                    : OTF2_UNDEFINED_UINT64;
+        /* Hashed as written (location and group ids, not track ids, which differ between one
+         * writer and the ranks of an MPI run). */
+        uint64_t fields[4] = {(uint64_t)scope, ref, def, t};
+        otf2_traceid_mix(st, fields, sizeof(fields));
+        otf2_traceid_mix(st, text.p, text.len);
         OTF2_ErrorCode code =
             OTF2_MarkerWriter_WriteMarker(mw, t, 0, def, scope, ref, (const char *)text.p);
         if (code != OTF2_SUCCESS) s = otf2_error_fail(st, "writing a marker", code);
     }
     otf2_bytes_free(&text);
     if (s != TCONV_OK) return s;
-    otf2_traceid_mix(st, st->markers.p, st->markers.len);
     otf2_bytes_free(&st->markers);
     OTF2W_TRY(st, "closing the marker writer", OTF2_Archive_CloseMarkerWriter(ar, mw));
     return TCONV_OK;

@@ -597,6 +597,7 @@ static void otf2_encode_reply(const otf2_state *g, const otf2_urank *r, otf2_byt
         otf2_put_v(b, r->metric[i]);
     for (uint32_t i = 0; i < r->ninputs; i++)
         otf2_put_s(b, r->flow_delta[i]);
+    otf2_put_v(b, g->nseries);
 }
 
 static void otf2_urank_free(otf2_urank *r)
@@ -709,6 +710,7 @@ static void otf2_apply_reply(otf2_state *st, otf2_cursor *c, uint32_t ninputs,
     for (size_t f = 0; f < nflows; f++)
         xl->flow_tag[f] = (uint32_t)((int64_t)f + delta[flow_input[f]]);
     free(delta);
+    xl->nseries = otf2_get_uv(c);
     st->xl = xl;
 }
 

@@ -132,6 +132,7 @@ typedef struct otf2_xlate {
     uint32_t *region, *attr, *string; /* local index -> global */
     uint64_t *metric;                 /* local instance -> global metric ref */
     uint32_t *flow_tag;               /* local flow index -> the whole run's */
+    uint64_t nseries;                 /* the whole run's metric series */
 } otf2_xlate;
 
 typedef struct otf2_state {
