@@ -147,6 +147,21 @@ TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *f
     if (ctx->rec) tconv_rec_warning(ctx->rec, ctx->nwarnings - 1);
 }
 
+void tconv_warning_merge(tconv_ctx *ctx, const char *kind, const char *first, uint64_t count)
+{
+    for (size_t i = 0; i < ctx->nwarnings; i++) {
+        if (strcmp(ctx->warnings[i].kind, kind) == 0) {
+            ctx->warnings[i].count += count;
+            return;
+        }
+    }
+    TCONV_GROW(ctx->warnings, ctx->capwarnings, ctx->nwarnings + 1);
+    tconv_warning *w = &ctx->warnings[ctx->nwarnings++];
+    w->kind = tconv_xstrdup(kind);
+    w->first = tconv_xstrdup(first);
+    w->count = count;
+}
+
 TCONV_API uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind)
 {
     for (size_t i = 0; i < ctx->nwarnings; i++)

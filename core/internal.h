@@ -73,6 +73,8 @@ typedef struct tconv_tracktab {
 void tconv_tracktab_free(tconv_tracktab *t);
 
 /* ---- warnings ---- */
+/* Another process's warnings of a kind (an MPI run): counted in, the first message kept if new. */
+void tconv_warning_merge(tconv_ctx *ctx, const char *kind, const char *first, uint64_t count);
 typedef struct tconv_warning {
     char *kind;
     char *first;
@@ -107,6 +109,13 @@ typedef struct tconv_inputinfo {
     int64_t time_origin_ns; /* from baseTimeNanoseconds metadata */
 } tconv_inputinfo;
 
+/* A writer's collective service in an MPI run (core/collective.c). */
+struct tconv_collective {
+    struct tconv_mpi *mpi;
+    uint32_t *global_input; /* by this rank's input index */
+    size_t ninputs;
+};
+
 struct tconv_ctx {
     tconv_strtab strings;
     tconv_tracktab tracks;
@@ -116,8 +125,9 @@ struct tconv_ctx {
     size_t nwarnings, capwarnings;
     tconv_sample_type *stypes;
     size_t nstypes, stype_default;
-    uint32_t input;   /* index of the input being read */
-    char *input_name; /* its name for messages, or NULL */
+    tconv_collective *coll; /* the writer runs on every rank of an MPI run; else NULL */
+    uint32_t input;         /* index of the input being read */
+    char *input_name;       /* its name for messages, or NULL */
     int verbosity;
     int have_bounds;
     int64_t first_ns, last_ns;
@@ -327,6 +337,7 @@ typedef struct tconv_output_opts {
 tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_output_opts *o);
 /* Flush and move into place. */
 int tconv_output_commit(tconv_output *out);
+tconv_output *tconv_output_borrow_dir(tconv_ctx *ctx, const char *name, const char *dir);
 /* Remove whatever was created; the old file (if any) is left untouched. */
 void tconv_output_abort(tconv_output *out);
 void tconv_output_close(tconv_output *out);

@@ -8,6 +8,7 @@
  * A message is a length (8 bytes), then the bytes in pieces of at most 1 GiB (MPI counts are
  * ints); the length UINT64_MAX says the rank sent all it will. */
 #include <fcntl.h>
+#include <limits.h>
 #include <mpi.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -350,4 +351,78 @@ int tconv_mpi_end(tconv_mpi *m, int outcome)
     if (m->joined) MPI_Finalize();
     free(m);
     return outcome;
+}
+
+/* ---- the collective service of writers that run on every rank (collective.h) ------------- */
+
+int tconv_mpi_size(const tconv_mpi *m)
+{
+    return m->size;
+}
+
+int tconv_mpi_barrier(tconv_mpi *m)
+{
+    (void)m;
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    mpi_wait(1, &req);
+    return 0;
+}
+
+int tconv_mpi_bcast(tconv_mpi *m, void *buf, size_t n, int root)
+{
+    (void)m;
+    if (n > INT_MAX) return -1;
+    MPI_Request req;
+    MPI_Ibcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD, &req);
+    mpi_wait(1, &req);
+    return 0;
+}
+
+/* MPI's counts and displacements are ints: what does not fit is refused on every rank alike,
+ * since every rank is told the total first. */
+static int mpi_counts(tconv_mpi *m, const size_t *counts, int root, int **cnt, int **displ)
+{
+    uint64_t total = 0;
+    *cnt = *displ = NULL;
+    if (m->rank == root)
+        for (int q = 0; q < m->size; q++)
+            total += counts[q];
+    tconv_mpi_bcast(m, &total, sizeof(total), root);
+    if (total > INT_MAX) return -1;
+    if (m->rank != root) return 0;
+    *cnt = tconv_xcalloc((size_t)m->size, sizeof(**cnt));
+    *displ = tconv_xcalloc((size_t)m->size, sizeof(**displ));
+    for (int q = 0, off = 0; q < m->size; q++) {
+        (*cnt)[q] = (int)counts[q];
+        (*displ)[q] = off;
+        off += (int)counts[q];
+    }
+    return 0;
+}
+
+int tconv_mpi_gatherv(tconv_mpi *m, const void *in, size_t n, void *out, const size_t *counts,
+                      int root)
+{
+    int *cnt, *displ;
+    if (mpi_counts(m, counts, root, &cnt, &displ) < 0) return -1;
+    MPI_Request req;
+    MPI_Igatherv(in, (int)n, MPI_BYTE, out, cnt, displ, MPI_BYTE, root, MPI_COMM_WORLD, &req);
+    mpi_wait(1, &req);
+    free(cnt);
+    free(displ);
+    return 0;
+}
+
+int tconv_mpi_scatterv(tconv_mpi *m, const void *in, const size_t *counts, void *out, size_t n,
+                       int root)
+{
+    int *cnt, *displ;
+    if (mpi_counts(m, counts, root, &cnt, &displ) < 0) return -1;
+    MPI_Request req;
+    MPI_Iscatterv(in, cnt, displ, MPI_BYTE, out, (int)n, MPI_BYTE, root, MPI_COMM_WORLD, &req);
+    mpi_wait(1, &req);
+    free(cnt);
+    free(displ);
+    return 0;
 }

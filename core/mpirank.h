@@ -31,6 +31,14 @@ void tconv_mpi_stop(tconv_mpi *m);
 /* Waits for rank 0 to be done, leaves MPI and frees m. Returns outcome on rank 0, success on
  * the others (see core/mpi.c). */
 int tconv_mpi_end(tconv_mpi *m, int outcome);
+/* The collective service (collective.h), over MPI_COMM_WORLD. */
+int tconv_mpi_size(const tconv_mpi *m);
+int tconv_mpi_barrier(tconv_mpi *m);
+int tconv_mpi_bcast(tconv_mpi *m, void *buf, size_t n, int root);
+int tconv_mpi_gatherv(tconv_mpi *m, const void *in, size_t n, void *out, const size_t *counts,
+                      int root);
+int tconv_mpi_scatterv(tconv_mpi *m, const void *in, const size_t *counts, void *out, size_t n,
+                       int root);
 #else
 static inline tconv_mpi *tconv_mpi_begin(void)
 {
@@ -77,6 +85,34 @@ static inline int tconv_mpi_end(tconv_mpi *m, int outcome)
 {
     (void)m;
     return outcome;
+}
+/* Never reached: without MPI no run has a collective service. */
+static inline int tconv_mpi_size(const tconv_mpi *m)
+{
+    (void)m;
+    return 1;
+}
+static inline int tconv_mpi_barrier(tconv_mpi *m)
+{
+    (void)m;
+    return -1;
+}
+static inline int tconv_mpi_bcast(tconv_mpi *m, void *buf, size_t n, int root)
+{
+    (void)m, (void)buf, (void)n, (void)root;
+    return -1;
+}
+static inline int tconv_mpi_gatherv(tconv_mpi *m, const void *in, size_t n, void *out,
+                                    const size_t *counts, int root)
+{
+    (void)m, (void)in, (void)n, (void)out, (void)counts, (void)root;
+    return -1;
+}
+static inline int tconv_mpi_scatterv(tconv_mpi *m, const void *in, const size_t *counts, void *out,
+                                     size_t n, int root)
+{
+    (void)m, (void)in, (void)counts, (void)out, (void)n, (void)root;
+    return -1;
 }
 #endif
 

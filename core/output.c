@@ -46,6 +46,7 @@ struct tconv_output {
     int mode;
     int force;
     int failed;
+    int borrowed; /* another process's temporary directory: that process commits or removes it */
     unsigned char *buf;
     size_t len;
     uint64_t bytes;
@@ -512,8 +513,19 @@ static int output_commit_dir(tconv_output *out)
     return rc;
 }
 
+/* The ranks of an MPI run whose writer runs on each (core/run.c) fill rank 0's temporary
+ * directory; only rank 0 commits it or removes it. */
+tconv_output *tconv_output_borrow_dir(tconv_ctx *ctx, const char *name, const char *dir)
+{
+    tconv_output *out = output_new(ctx, name, TCONV_OUT_DIR);
+    out->tmp = tconv_xstrdup(dir);
+    out->borrowed = 1;
+    return out;
+}
+
 int tconv_output_commit(tconv_output *out)
 {
+    if (out->borrowed) return 0;
     if (out->mode == TCONV_OUT_DIR) return output_commit_dir(out);
     if (out->failed || output_flush(out) < 0) return -1;
     if (!out->tmp) return 0;
@@ -541,7 +553,7 @@ int tconv_output_commit(tconv_output *out)
 
 void tconv_output_abort(tconv_output *out)
 {
-    if (!out || !out->tmp) return;
+    if (!out || !out->tmp || out->borrowed) return;
     if (out->mode != TCONV_OUT_DIR && out->fd >= 0) {
         close(out->fd);
         out->fd = -1;

@@ -32,6 +32,8 @@ struct tconv_run {
     unsigned char *read_ok; /* per input index: read to its end without failing */
     size_t nread_ok;
     tconv_mpi *mpi; /* one of the processes of an MPI run, or NULL */
+    int coll_on;    /* the writer runs on every rank (run_collective) */
+    tconv_collective coll;
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -599,6 +601,263 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
     return TCONV_DONE; /* rank 0's outcome replaces it */
 }
 
+/* ---- MPI: a writer on every rank (TCONV_WRITER_COLLECTIVE) ------------------------------- */
+
+static tconv_status run_read_checks(tconv_run *r, tconv_status st);
+
+/* Every rank runs the whole pipeline on its own inputs, and the writers combine their parts at
+ * finish (collective.h). Not for what needs the whole run before the stages start or prints
+ * as it goes: --window, --steps and --rank (resolved over every input), --keep-going (each
+ * failed input's message goes out in its place). Those runs replay on rank 0, as other
+ * writers' do. The decision depends on the command only: every rank makes the same. */
+static int run_collective(const tconv_run *r)
+{
+    return r->mpi && (r->wc->flags & TCONV_WRITER_COLLECTIVE) && !r->o.window && !r->o.steps &&
+           !r->o.only_rank && !r->o.keep_going;
+}
+
+static void run_bcast_wire(tconv_mpi *m, tconv_wire *w)
+{
+    uint64_t len = w->len;
+    tconv_mpi_bcast(m, &len, sizeof(len), 0);
+    if (tconv_mpi_rank(m) != 0) {
+        free(w->p);
+        w->p = tconv_xmalloc(len ? (size_t)len : 1);
+        w->len = w->cap = (size_t)len;
+        w->pos = 0;
+    }
+    tconv_mpi_bcast(m, w->p, (size_t)len, 0);
+}
+
+/* Rank 0 refused the output before making it: the others hear that there is none. */
+static void run_bcast_wire_none(tconv_mpi *m)
+{
+    tconv_wire w = {0};
+    tconv_wire_u64(&w, 0);
+    run_bcast_wire(m, &w);
+    free(w.p);
+}
+
+/* Rank 0 makes the temporary directory and every rank writes into it (the output is on a file
+ * system every rank sees); rank 0 alone commits it, once every rank's writer succeeded. NULL
+ * on every rank when rank 0 could not make it (its error on rank 0's ctx). */
+static tconv_output *run_coll_output(tconv_run *r, const tconv_output_opts *oo)
+{
+    tconv_output *out = NULL;
+    tconv_wire w = {0};
+    if (tconv_mpi_rank(r->mpi) == 0) {
+        out = tconv_output_open(r->ctx, r->o.output, oo);
+        tconv_wire_u64(&w, out != NULL);
+        if (out) tconv_wire_str(&w, tconv_output_dir(out));
+    }
+    run_bcast_wire(r->mpi, &w);
+    if (tconv_mpi_rank(r->mpi) != 0 && tconv_wire_get_u64(&w)) {
+        char *dir = tconv_wire_get_str(&w, NULL);
+        out = tconv_output_borrow_dir(r->ctx, r->o.output, dir);
+        free(dir);
+    }
+    free(w.p);
+    return out;
+}
+
+/* Each rank's outcome to rank 0, which takes the failure of the earliest input (at finish: of
+ * the lowest rank), as a single process would have stopped there, and tells every rank whether
+ * to go on. After reading, rank 0 also learns which inputs were read where, and gives each
+ * rank the whole run's index of each of its inputs. Warnings are added to rank 0's, in rank
+ * order, once (final: at the last agreement). */
+typedef struct run_coll_state {
+    uint64_t fail_pos; /* input position of the failure, UINT64_MAX: none */
+    uint32_t *pos;     /* by local input index: its position in the input list */
+    size_t npos;
+} run_coll_state;
+
+static void run_coll_encode(tconv_run *r, const run_coll_state *cs, int usage, tconv_wire *w)
+{
+    tconv_ctx *ctx = r->ctx;
+    size_t n;
+    const char *const *chain = tconv_error_chain(ctx, &n);
+    tconv_wire_u64(w, cs->fail_pos);
+    tconv_wire_u64(w, (uint64_t)(usage || tconv_error_is_usage(ctx)));
+    tconv_wire_u64(w, r->stats.inputs);
+    tconv_wire_u64(w, r->tried);
+    tconv_wire_u64(w, r->stats.inputs_failed);
+    tconv_wire_u64(w, cs->npos);
+    for (size_t i = 0; i < cs->npos; i++)
+        tconv_wire_u64(w, cs->pos[i]);
+    tconv_wire_u64(w, n);
+    for (size_t i = 0; i < n; i++)
+        tconv_wire_str(w, chain[i]);
+    tconv_wire_str(w, tconv_error_hint_get(ctx) ? tconv_error_hint_get(ctx) : "");
+    const char *kind, *first;
+    uint64_t count;
+    size_t nw = 0;
+    while (tconv_warning_get(ctx, nw, NULL, NULL, NULL) == 0)
+        nw++;
+    tconv_wire_u64(w, nw);
+    for (size_t i = 0; i < nw; i++) {
+        tconv_warning_get(ctx, i, &kind, &first, &count);
+        tconv_wire_str(w, kind);
+        tconv_wire_str(w, first);
+        tconv_wire_u64(w, count);
+    }
+}
+
+typedef struct run_coll_rank {
+    uint64_t fail_pos, usage, inputs, tried, failed, npos;
+    uint64_t *pos;
+    tconv_wire w; /* positioned at its error chain */
+} run_coll_rank;
+
+/* Rank 0: the error of rank q's message replaces its own. */
+static void run_coll_take_error(tconv_ctx *ctx, tconv_wire *w, int usage)
+{
+    size_t n = (size_t)tconv_wire_get_u64(w);
+    char **chain = tconv_xcalloc(n ? n : 1, sizeof(*chain));
+    for (size_t i = 0; i < n; i++)
+        chain[i] = tconv_wire_get_str(w, NULL);
+    char *hint = tconv_wire_get_str(w, NULL);
+    tconv_error_clear(ctx);
+    if (n) {
+        if (usage)
+            tconv_error_usage(ctx, "%s", chain[n - 1]);
+        else
+            tconv_error_set(ctx, "%s", chain[n - 1]);
+        for (size_t i = n - 1; i-- > 0;)
+            tconv_error_wrap(ctx, "%s", chain[i]);
+    }
+    if (hint && *hint) tconv_error_hint(ctx, "%s", hint);
+    for (size_t i = 0; i < n; i++)
+        free(chain[i]);
+    free(chain);
+    free(hint);
+}
+
+static void run_coll_skip_error(tconv_wire *w)
+{
+    size_t n = (size_t)tconv_wire_get_u64(w);
+    for (size_t i = 0; i <= n; i++)
+        free(tconv_wire_get_str(w, NULL));
+}
+
+static void run_coll_take_warnings(tconv_ctx *ctx, tconv_wire *w)
+{
+    size_t n = (size_t)tconv_wire_get_u64(w);
+    for (size_t i = 0; i < n && !w->bad; i++) {
+        char *kind = tconv_wire_get_str(w, NULL), *first = tconv_wire_get_str(w, NULL);
+        uint64_t count = tconv_wire_get_u64(w);
+        if (kind && first) tconv_warning_merge(ctx, kind, first, count);
+        free(kind);
+        free(first);
+    }
+}
+
+/* Returns the run's status on every rank; on rank 0 with the error to show. */
+static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_status st, int *usage,
+                                   int final)
+{
+    tconv_mpi *m = r->mpi;
+    int me = tconv_mpi_rank(m), size = tconv_mpi_size(m);
+    if (st != TCONV_OK && cs->fail_pos == UINT64_MAX) cs->fail_pos = 0;
+    tconv_wire w = {0};
+    run_coll_encode(r, cs, *usage, &w);
+    uint64_t len = w.len, *lens = me == 0 ? tconv_xcalloc((size_t)size, sizeof(*lens)) : NULL;
+    size_t *eight = tconv_xcalloc((size_t)size, sizeof(*eight)), total = 0;
+    for (int q = 0; q < size; q++)
+        eight[q] = sizeof(uint64_t);
+    tconv_mpi_gatherv(m, &len, sizeof(len), lens, eight, 0);
+    size_t *counts = tconv_xcalloc((size_t)size, sizeof(*counts));
+    for (int q = 0; me == 0 && q < size; q++)
+        total += counts[q] = (size_t)lens[q];
+    unsigned char *all = me == 0 ? tconv_xmalloc(total ? total : 1) : NULL;
+    tconv_mpi_gatherv(m, w.p, w.len, all, counts, 0);
+    free(w.p);
+    int32_t word[2] = {st != TCONV_OK, *usage};
+    uint32_t *globals = NULL;
+    size_t *gcounts = NULL;
+    if (me == 0) {
+        run_coll_rank *rk = tconv_xcalloc((size_t)size, sizeof(*rk));
+        int first = -1, nall = 0;
+        for (int q = 0, off = 0; q < size; off += (int)counts[q], q++) {
+            tconv_wire *x = &rk[q].w;
+            x->p = all + off;
+            x->len = counts[q];
+            rk[q].fail_pos = tconv_wire_get_u64(x);
+            rk[q].usage = tconv_wire_get_u64(x);
+            rk[q].inputs = tconv_wire_get_u64(x);
+            rk[q].tried = tconv_wire_get_u64(x);
+            rk[q].failed = tconv_wire_get_u64(x);
+            rk[q].npos = tconv_wire_get_u64(x);
+            rk[q].pos = tconv_xcalloc(rk[q].npos ? (size_t)rk[q].npos : 1, sizeof(uint64_t));
+            for (uint64_t i = 0; i < rk[q].npos; i++)
+                rk[q].pos[i] = tconv_wire_get_u64(x);
+            nall += (int)rk[q].npos;
+            if (rk[q].fail_pos != UINT64_MAX &&
+                (first < 0 || (!final && rk[q].fail_pos < rk[first].fail_pos)))
+                first = q;
+        }
+        if (first > 0) {
+            run_coll_take_error(r->ctx, &rk[first].w, (int)rk[first].usage);
+            *usage = (int)rk[first].usage;
+        } else if (first < 0 || !final) {
+            /* rank 0's own error, or none, stays */
+        }
+        word[0] = first >= 0;
+        word[1] = *usage;
+        if (!final && first < 0) {
+            for (int q = 0; q < size; q++) {
+                r->stats.inputs += (uint32_t)(q ? rk[q].inputs : 0);
+                r->tried += (uint32_t)(q ? rk[q].tried : 0);
+                r->stats.inputs_failed += (uint32_t)(q ? rk[q].failed : 0);
+            }
+            word[0] = run_read_checks(r, TCONV_OK) != TCONV_OK;
+        }
+        if (!final) {
+            /* The whole run's index of an input: how many inputs were counted before it. */
+            gcounts = tconv_xcalloc((size_t)size, sizeof(*gcounts));
+            size_t ng = 0;
+            for (int q = 0; q < size; q++)
+                ng += (size_t)rk[q].npos;
+            globals = tconv_xcalloc(ng ? ng : 1, sizeof(*globals));
+            for (int q = 0, at = 0; q < size; q++) {
+                for (uint64_t i = 0; i < rk[q].npos; i++) {
+                    uint32_t g = 0;
+                    for (int o = 0; o < size; o++)
+                        for (uint64_t j = 0; j < rk[o].npos; j++)
+                            g += rk[o].pos[j] < rk[q].pos[i];
+                    globals[at++] = g;
+                }
+                gcounts[q] = (size_t)rk[q].npos * sizeof(uint32_t);
+            }
+        }
+        if (final || word[0]) {
+            for (int q = 1; q < size; q++) {
+                if (q != first) run_coll_skip_error(&rk[q].w);
+                run_coll_take_warnings(r->ctx, &rk[q].w);
+            }
+        }
+        for (int q = 0; q < size; q++)
+            free(rk[q].pos);
+        free(rk);
+        (void)nall;
+    }
+    tconv_mpi_bcast(m, word, sizeof(word), 0);
+    if (!final) {
+        free(r->coll.global_input);
+        r->coll.ninputs = cs->npos;
+        r->coll.global_input = tconv_xcalloc(cs->npos ? cs->npos : 1, sizeof(uint32_t));
+        tconv_mpi_scatterv(m, globals, gcounts, r->coll.global_input, cs->npos * sizeof(uint32_t),
+                           0);
+    }
+    free(globals);
+    free(gcounts);
+    free(all);
+    free(lens);
+    free(eight);
+    free(counts);
+    *usage = word[1];
+    return word[0] ? TCONV_FATAL : TCONV_OK;
+}
+
 /* One input into the sink: read in line (job NULL or direct), or replayed from a worker's
  * recording. TCONV_FATAL ends the run, with the error on the ctx. */
 static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_item *it,
@@ -724,16 +983,39 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
     tconv_status st = TCONV_OK;
+    run_coll_state cs = {UINT64_MAX, NULL, 0};
+    int me = r->mpi ? tconv_mpi_rank(r->mpi) : 0;
     for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
-        run_job *job = jobs ? tconv_jobs_take(jobs, i) : r->mpi ? run_mpi_take(&par, i) : NULL;
+        /* A writer on every rank: each reads its own inputs in line, and no others. */
+        if (r->coll_on && tconv_mpi_owner(r->mpi, i) != me) continue;
+        run_job *job = jobs                    ? tconv_jobs_take(jobs, i)
+                       : r->mpi && !r->coll_on ? run_mpi_take(&par, i)
+                                               : NULL;
+        uint32_t before = r->stats.inputs;
         st = run_item(r, sink, &inputs.items[i], job, usage);
         run_job_free(job);
+        if (r->coll_on && r->stats.inputs > before) {
+            TCONV_GROW(cs.pos, cs.npos, (size_t)before + 1);
+            cs.pos[before] = (uint32_t)i;
+        }
+        if (st != TCONV_OK) cs.fail_pos = i;
     }
+    cs.npos = r->stats.inputs;
     tconv_jobs_stop(jobs, run_job_free);
     if (r->mpi) tconv_mpi_stop(r->mpi);
     for (size_t i = 0; i < par.nspare; i++)
         free(par.spare[i].ev);
     pthread_mutex_destroy(&par.mu);
+    if (r->coll_on) st = run_coll_agree(r, &cs, st, usage, 0);
+    free(cs.pos);
+    tconv_inputs_free(&inputs);
+    return r->coll_on ? st : run_read_checks(r, st);
+}
+
+/* After reading: nothing read is a failure too. */
+static tconv_status run_read_checks(tconv_run *r, tconv_status st)
+{
+    tconv_ctx *ctx = r->ctx;
     if (st == TCONV_OK && r->stats.inputs_failed && r->stats.inputs_failed == r->tried) {
         tconv_error_set(ctx, "%u of %u inputs failed; nothing was written", r->tried, r->tried);
         st = TCONV_FATAL;
@@ -743,7 +1025,6 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
                         r->o.ninputs ? r->o.inputs[0] : "-");
         st = TCONV_FATAL;
     }
-    tconv_inputs_free(&inputs);
     return st;
 }
 
@@ -751,13 +1032,31 @@ static tconv_outcome run_convert(tconv_run *r)
 {
     tconv_ctx *ctx = r->ctx;
     const tconv_writer_class *wc = r->wc;
-    if (r->mpi && tconv_mpi_rank(r->mpi) != 0) return run_mpi_serve(r);
+    r->coll_on = run_collective(r);
+    if (r->mpi && tconv_mpi_rank(r->mpi) != 0 && !r->coll_on) return run_mpi_serve(r);
     tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     /* An output that is an input would replace it: refused before anything is read or written. */
-    if (tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0)
-        return TCONV_USAGE;
-    tconv_output *out = tconv_output_open(ctx, r->o.output, &oo);
+    int refused = (!r->mpi || tconv_mpi_rank(r->mpi) == 0) &&
+                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0;
+    if (refused && !r->coll_on) return TCONV_USAGE;
+    tconv_output *out = NULL;
+    if (r->coll_on) {
+        tconv_note(ctx, "every rank runs the %s writer on its own inputs", wc->name);
+        out = refused ? NULL : run_coll_output(r, &oo);
+        if (refused) run_bcast_wire_none(r->mpi);
+        if (!out && tconv_mpi_rank(r->mpi) != 0) return TCONV_DONE;
+        if (refused) return TCONV_USAGE;
+        r->coll.mpi = r->mpi;
+        ctx->coll = &r->coll;
+    } else {
+        if (r->mpi && (wc->flags & TCONV_WRITER_COLLECTIVE))
+            tconv_note(ctx,
+                       "the %s writer runs on rank 0 alone: --window, --steps, --rank and "
+                       "--keep-going need the whole run",
+                       wc->name);
+        out = tconv_output_open(ctx, r->o.output, &oo);
+    }
     if (!out) return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
     /* Asked before open(), so a writer's declaration and its ABI 1.0 calls in open() add up. */
     uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(wc, needs);
@@ -794,10 +1093,21 @@ static tconv_outcome run_convert(tconv_run *r)
             usage = 1;
         else if (st != TCONV_OK && !tconv_ctx_interrupted(ctx))
             tconv_error_wrap(ctx, "writing '%s' failed", tconv_output_name(out));
+        if (r->coll_on) {
+            run_coll_state cs = {UINT64_MAX, NULL, 0};
+            st = run_coll_agree(r, &cs, st, &usage, 1);
+        }
     }
     r->stats.events = tconv_sink_events(sink);
     tconv_sink_free(sink);
     wc->destroy(ws);
+    ctx->coll = NULL;
+    free(r->coll.global_input);
+    r->coll.global_input = NULL;
+    if (r->coll_on && tconv_mpi_rank(r->mpi) != 0) {
+        tconv_output_close(out); /* rank 0's to commit or remove */
+        return TCONV_DONE;
+    }
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;

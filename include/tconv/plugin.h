@@ -95,7 +95,13 @@ enum {
      * Metadata arrives first, then the tracks one after another. */
     TCONV_WRITER_ORDERED = 1u << 0,
     TCONV_WRITER_DIRECTORY = 1u << 1, /* writes a directory (-o required) */
-    TCONV_WRITER_BINARY = 1u << 2     /* refuses to write to a terminal */
+    TCONV_WRITER_BINARY = 1u << 2,    /* refuses to write to a terminal */
+    /* ABI 1.3: in an MPI run the writer runs on every rank, on that rank's inputs, and the
+     * writers combine their parts at finish through tconv_ctx_collective() (collective.h).
+     * Without it rank 0 alone writes, from every rank's recordings. The core may still run
+     * such a writer on rank 0 alone (with tconv_ctx_collective() NULL) when the run needs
+     * something per-rank writing cannot give (docs/scale.md). */
+    TCONV_WRITER_COLLECTIVE = 1u << 3
 };
 
 /* What a writer needs from the core, declared before open() (tconv_writer_class.needs). */

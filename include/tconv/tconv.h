@@ -2,6 +2,7 @@
 #ifndef TCONV_TCONV_H
 #define TCONV_TCONV_H
 
+#include "collective.h"
 #include "context.h"
 #include "event.h"
 #include "io.h"

@@ -47,6 +47,7 @@ static OTF2_AttributeList *otf2_read_attrs(otf2_state *st, otf2_cursor *c, OTF2_
     for (uint64_t i = 0; i < n; i++) {
         uint32_t a = (uint32_t)otf2_get_uv(c);
         OTF2_Type type = st->attrs[a].type;
+        uint32_t id = st->xl ? st->xl->attr[a] : a;
         OTF2_AttributeValue v;
         switch (type) {
         case OTF2_TYPE_UINT8:
@@ -63,10 +64,72 @@ static OTF2_AttributeList *otf2_read_attrs(otf2_state *st, otf2_cursor *c, OTF2_
             break;
         default:
             v.stringRef = (OTF2_StringRef)otf2_get_uv(c);
+            if (st->xl) v.stringRef = st->xl->string[v.stringRef];
         }
-        OTF2_AttributeList_AddAttribute(al, a, type, v);
+        OTF2_AttributeList_AddAttribute(al, id, type, v);
     }
     return n ? al : NULL;
+}
+
+/* Copies an attribute list of c to b with the run's attribute and string ids. */
+static void otf2_xlate_attrs(const otf2_state *st, otf2_cursor *c, otf2_bytes *b)
+{
+    uint64_t n = otf2_get_uv(c);
+    otf2_put_uv(b, n);
+    for (uint64_t i = 0; i < n; i++) {
+        otf2_bytes_reserve(b, 20);
+        uint32_t a = (uint32_t)otf2_get_uv(c);
+        otf2_put_uv(b, st->xl->attr[a]);
+        switch (st->attrs[a].type) {
+        case OTF2_TYPE_UINT8:
+            otf2_put_u8(b, otf2_get_u8(c));
+            break;
+        case OTF2_TYPE_INT64:
+            otf2_put_sv(b, otf2_get_sv(c));
+            break;
+        case OTF2_TYPE_UINT64:
+            otf2_put_uv(b, otf2_get_uv(c));
+            break;
+        case OTF2_TYPE_DOUBLE:
+            otf2_put_f64(b, otf2_get_f64(c));
+            break;
+        default:
+            otf2_put_uv(b, st->xl->string[otf2_get_uv(c)]);
+        }
+    }
+}
+
+/* A location's hash (otf2_traceid.c) when it was collected with this rank's ids: that of its
+ * records as one writer holds them, with the run's ids, so that the archive's identifier is
+ * one writer's. */
+static uint64_t otf2_xlate_hash(const otf2_state *st, const otf2_loc *l)
+{
+    otf2_bytes b = {0};
+    otf2_cursor c = {l->buf.p, l->buf.p + l->buf.len};
+    while (c.p < c.end) {
+        otf2_bytes_reserve(&b, 1 + 10 + 10 + 8);
+        uint8_t tag = otf2_get_u8(&c);
+        otf2_put_u8(&b, tag);
+        otf2_put_uv(&b, otf2_get_uv(&c));
+        switch (tag & OTF2W_REC_KIND_MASK) {
+        case OTF2W_REC_ENTER:
+        case OTF2W_REC_LEAVE:
+            otf2_put_uv(&b, st->xl->region[otf2_get_uv(&c)]);
+            break;
+        case OTF2W_REC_METRIC:
+            otf2_put_uv(&b, st->xl->metric[otf2_get_uv(&c)] - st->xl->nseries);
+            otf2_put_f64(&b, otf2_get_f64(&c));
+            break;
+        default:
+            otf2_put_uv(&b, st->xl->flow_tag[otf2_get_uv(&c)]);
+        }
+        if (tag & OTF2W_REC_ATTRS) otf2_xlate_attrs(st, &c, &b);
+    }
+    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
+    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
+    h = otf2_traceid_hash(h, b.p, b.len);
+    otf2_bytes_free(&b);
+    return h;
 }
 
 static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32_t track,
@@ -84,16 +147,21 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
         switch (tag & OTF2W_REC_KIND_MASK) {
         case OTF2W_REC_ENTER: {
             OTF2_RegionRef region = (OTF2_RegionRef)otf2_get_uv(&c);
+            if (st->xl) region = st->xl->region[region];
             OTF2_AttributeList *list = tag & OTF2W_REC_ATTRS ? otf2_read_attrs(st, &c, al) : NULL;
             OTF2W_TRY(st, "writing an Enter event", OTF2_EvtWriter_Enter(w, list, t, region));
             break;
         }
-        case OTF2W_REC_LEAVE:
-            OTF2W_TRY(st, "writing a Leave event",
-                      OTF2_EvtWriter_Leave(w, NULL, t, (OTF2_RegionRef)otf2_get_uv(&c)));
+        case OTF2W_REC_LEAVE: {
+            OTF2_RegionRef region = (OTF2_RegionRef)otf2_get_uv(&c);
+            if (st->xl) region = st->xl->region[region];
+            OTF2W_TRY(st, "writing a Leave event", OTF2_EvtWriter_Leave(w, NULL, t, region));
             break;
+        }
         case OTF2W_REC_METRIC: {
-            OTF2_MetricRef metric = (OTF2_MetricRef)(st->nseries + otf2_get_uv(&c));
+            uint64_t inst = otf2_get_uv(&c);
+            OTF2_MetricRef metric =
+                (OTF2_MetricRef)(st->xl ? st->xl->metric[inst] : st->nseries + inst);
             OTF2_Type type = OTF2_TYPE_DOUBLE;
             OTF2_MetricValue value = {.floating_point = otf2_get_f64(&c)};
             OTF2W_TRY(st, "writing a Metric event",
@@ -102,20 +170,21 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
         }
         case OTF2W_REC_FLOW: {
             const otf2_link *k = &st->links[otf2_get_uv(&c)];
+            uint32_t recv_tag = st->xl ? st->xl->flow_tag[k->recv_tag] : k->recv_tag;
+            uint32_t send_tag = st->xl ? st->xl->flow_tag[k->send_tag] : k->send_tag;
             OTF2_AttributeList *list = tag & OTF2W_REC_ATTRS ? otf2_read_attrs(st, &c, al) : NULL;
             /* A step both receives the incoming link and sends the outgoing one; the args go
              * with the first message written. */
             if (k->recv_from != OTF2W_NO_PEER) {
                 uint32_t from = (uint32_t)st->locs[k->recv_from].id;
-                OTF2W_TRY(
-                    st, "writing an MpiRecv event",
-                    OTF2_EvtWriter_MpiRecv(w, list, t, from, OTF2W_FLOW_COMM, k->recv_tag, 0));
+                OTF2W_TRY(st, "writing an MpiRecv event",
+                          OTF2_EvtWriter_MpiRecv(w, list, t, from, OTF2W_FLOW_COMM, recv_tag, 0));
                 list = NULL;
             }
             if (k->send_to != OTF2W_NO_PEER) {
                 uint32_t to = (uint32_t)st->locs[k->send_to].id;
                 OTF2W_TRY(st, "writing an MpiSend event",
-                          OTF2_EvtWriter_MpiSend(w, list, t, to, OTF2W_FLOW_COMM, k->send_tag, 0));
+                          OTF2_EvtWriter_MpiSend(w, list, t, to, OTF2W_FLOW_COMM, send_tag, 0));
                 list = NULL;
             }
             if (list) OTF2_AttributeList_RemoveAllAttributes(list);
@@ -128,9 +197,14 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
     }
     OTF2W_TRY(st, "counting events", OTF2_EvtWriter_GetNumberOfEvents(w, &l->nevents));
     OTF2W_TRY(st, "closing an event writer", OTF2_Archive_CloseEvtWriter(ar, w));
-    otf2_traceid_mix(st, &l->id, sizeof(l->id));
-    otf2_traceid_mix(st, &l->base_ts, sizeof(l->base_ts));
-    otf2_traceid_mix(st, l->buf.p, l->buf.len);
+    /* The location's own hash, then that into the archive's (otf2_traceid.c). */
+    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
+    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
+    h = otf2_traceid_hash(h, l->buf.p, l->buf.len);
+    if (st->xl)
+        l->hash = otf2_xlate_hash(st, l); /* for rank 0, which makes the archive's hash */
+    else
+        otf2_traceid_mix(st, &h, sizeof(h));
     otf2_bytes_free(&l->buf);
     return TCONV_OK;
 }
@@ -179,13 +253,17 @@ static tconv_status otf2_write_markers(otf2_state *st, OTF2_Archive *ar)
         uint64_t ref = scope == OTF2_MARKER_SCOPE_LOCATION         ? l->id
                        : scope == OTF2_MARKER_SCOPE_LOCATION_GROUP ? l->group
                                                                    : OTF2_UNDEFINED_UINT64;
+        /* Hashed as written (location and group ids, not track ids, which differ between one
+         * writer and the ranks of an MPI run). */
+        uint64_t fields[4] = {(uint64_t)scope, ref, def, t};
+        otf2_traceid_mix(st, fields, sizeof(fields));
+        otf2_traceid_mix(st, text.p, text.len);
         OTF2_ErrorCode code =
             OTF2_MarkerWriter_WriteMarker(mw, t, 0, def, scope, ref, (const char *)text.p);
         if (code != OTF2_SUCCESS) s = otf2_error_fail(st, "writing a marker", code);
     }
     otf2_bytes_free(&text);
     if (s != TCONV_OK) return s;
-    otf2_traceid_mix(st, st->markers.p, st->markers.len);
     otf2_bytes_free(&st->markers);
     OTF2W_TRY(st, "closing the marker writer", OTF2_Archive_CloseMarkerWriter(ar, mw));
     return TCONV_OK;
@@ -392,7 +470,7 @@ static tconv_status otf2_write_metrics(otf2_state *st, OTF2_GlobalDefWriter *gw,
     for (size_t i = 0; i < st->ninstances; i++) {
         const otf2_instance *in = &st->instances[i];
         const otf2_loc *l = &st->locs[in->track];
-        const tconv_track *k = tconv_track_describe(st->ctx, in->track);
+        const tconv_track *k = otf2_track(st, in->track);
         OTF2_MetricScope scope = OTF2_SCOPE_LOCATION;
         uint64_t ref = l->id;
         if (k->kind == TCONV_TRACK_PROCESS) {
@@ -462,5 +540,124 @@ tconv_status otf2_archive_write(otf2_state *st)
     OTF2_ErrorCode code = OTF2_Archive_Close(ar);
     if (s == TCONV_OK && code != OTF2_SUCCESS) s = otf2_error_fail(st, "closing the archive", code);
     if (s == TCONV_OK) s = otf2_traceid_fix(st, dir);
+    return s;
+}
+
+/* ---- an MPI run: every rank writes a part (otf2_unify.c) ---------------------------------- */
+
+/* What each rank tells rank 0 of a location it wrote: id, event count, hash. */
+enum { OTF2W_PART_LOC = 3 };
+
+static tconv_status otf2_write_part_events(otf2_state *st, OTF2_Archive *ar)
+{
+    tconv_status s = TCONV_OK;
+    OTF2_ErrorCode code = OTF2_Archive_OpenEvtFiles(ar);
+    if (code != OTF2_SUCCESS) s = otf2_error_fail(st, "opening the event files", code);
+    OTF2_AttributeList *al = OTF2_AttributeList_New();
+    if (!al) otf2_oom();
+    for (size_t i = 0; i < st->nlocations && s == TCONV_OK; i++)
+        s = otf2_write_location(st, ar, st->order[i], al);
+    OTF2_AttributeList_Delete(al);
+    /* Collective: made whatever happened above. */
+    code = OTF2_Archive_CloseEvtFiles(ar);
+    if (s == TCONV_OK && code != OTF2_SUCCESS)
+        s = otf2_error_fail(st, "closing the event files", code);
+    code = OTF2_Archive_OpenDefFiles(ar);
+    if (s == TCONV_OK && code != OTF2_SUCCESS)
+        s = otf2_error_fail(st, "opening the definition files", code);
+    for (size_t i = 0; i < st->nlocations && s == TCONV_OK; i++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, st->locs[st->order[i]].id);
+        if (!dw) s = otf2_error_fail(st, "opening a definition writer", OTF2_ERROR_INVALID);
+        if (dw) OTF2_Archive_CloseDefWriter(ar, dw);
+    }
+    code = OTF2_Archive_CloseDefFiles(ar);
+    if (s == TCONV_OK && code != OTF2_SUCCESS)
+        s = otf2_error_fail(st, "closing the definition files", code);
+    return s;
+}
+
+/* Rank 0 learns every location's event count and hash; the archive's hash takes the locations'
+ * in location order, as one writer's does. */
+static void otf2_gather_locations(otf2_state *st, otf2_state *g, tconv_collective *c)
+{
+    int size = tconv_collective_size(c);
+    uint64_t n = st->nlocations * OTF2W_PART_LOC;
+    uint64_t *mine = malloc((n ? n : 1) * sizeof(*mine));
+    if (!mine) otf2_oom();
+    for (size_t i = 0; i < st->nlocations; i++) {
+        const otf2_loc *l = &st->locs[st->order[i]];
+        mine[i * OTF2W_PART_LOC] = l->id;
+        mine[i * OTF2W_PART_LOC + 1] = l->nevents;
+        mine[i * OTF2W_PART_LOC + 2] = l->hash;
+    }
+    size_t *eight = malloc((size_t)size * sizeof(*eight));
+    uint64_t *lens = malloc((size_t)size * sizeof(*lens));
+    if (!eight || !lens) otf2_oom();
+    for (int q = 0; q < size; q++)
+        eight[q] = sizeof(uint64_t);
+    tconv_collective_gatherv(c, &n, sizeof(n), lens, eight, 0);
+    size_t total = 0;
+    for (int q = 0; g && q < size; q++) {
+        total += lens[q];
+        eight[q] = lens[q] * sizeof(uint64_t);
+    }
+    uint64_t *all = g ? malloc((total ? total : 1) * sizeof(*all)) : NULL;
+    if (g && !all) otf2_oom();
+    tconv_collective_gatherv(c, mine, n * sizeof(uint64_t), all, eight, 0);
+    if (g) {
+        uint64_t *hash = calloc(g->nlocations ? g->nlocations : 1, sizeof(*hash));
+        if (!hash) otf2_oom();
+        size_t i = 0;
+        for (int q = 0; q < size; q++) {
+            uint64_t events = 0;
+            for (uint64_t k = 0; k < lens[q] && i + OTF2W_PART_LOC <= total; k += OTF2W_PART_LOC) {
+                uint64_t id = all[i];
+                events += all[i + 1];
+                if (id < g->nlocations) {
+                    g->locs[g->order[id]].nevents = all[i + 1];
+                    hash[id] = all[i + 2];
+                }
+                i += OTF2W_PART_LOC;
+            }
+            /* What each rank says it wrote: proof that the event files are the ranks' own. */
+            tconv_note(g->ctx,
+                       "otf2: rank %d wrote the event files of %llu locations (%llu events)", q,
+                       (unsigned long long)(lens[q] / OTF2W_PART_LOC), (unsigned long long)events);
+        }
+        for (size_t id = 0; id < g->nlocations; id++)
+            otf2_traceid_mix(g, &hash[id], sizeof(hash[id]));
+        free(hash);
+    }
+    free(all);
+    free(mine);
+    free(eight);
+    free(lens);
+}
+
+tconv_status otf2_archive_write_part(otf2_state *st, otf2_state *g, tconv_collective *c)
+{
+    const char *dir = tconv_output_dir(st->out);
+    OTF2_Archive *ar =
+        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK, OTF2W_DEF_CHUNK,
+                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    /* Opening is collective: a rank that could not open cannot take part any more, and the
+     * others would wait for it. OTF2 fails only on what fails everywhere (memory, arguments). */
+    if (!ar) return otf2_error_fail(st, "creating the archive", OTF2_ERROR_INVALID);
+    tconv_status s = TCONV_OK;
+    OTF2_ErrorCode code = OTF2_Archive_SetFlushCallbacks(ar, &otf2_flush_callbacks, NULL);
+    if (code == OTF2_SUCCESS) code = otf2_coll_set(ar, c);
+    if (code == OTF2_SUCCESS) code = OTF2_Archive_SetCreator(ar, "tconv");
+    if (code != OTF2_SUCCESS) s = otf2_error_fail(st, "setting up the archive", code);
+    tconv_status e = otf2_write_part_events(st, ar);
+    if (s == TCONV_OK) s = e;
+    otf2_gather_locations(st, g, c);
+    if (g) {
+        tconv_status gs = otf2_write_markers(g, ar);
+        if (gs == TCONV_OK) gs = otf2_write_global_defs(g, ar);
+        if (s == TCONV_OK) s = gs; /* g shares st's context: the error is there */
+    }
+    code = OTF2_Archive_Close(ar);
+    if (s == TCONV_OK && code != OTF2_SUCCESS) s = otf2_error_fail(st, "closing the archive", code);
+    if (s == TCONV_OK && g) s = otf2_traceid_fix(g, dir);
     return s;
 }

@@ -76,6 +76,7 @@ static uint32_t otf2_region_get(otf2_state *st, tconv_str name, tconv_str cat, u
     st->regions[r].name = name;
     st->regions[r].cat = cat;
     st->regions[r].role = role;
+    st->regions[r].input = st->cur_input;
     tconv_map_set(&st->region_map, name, cat, r);
     return r;
 }
@@ -104,6 +105,7 @@ static uint32_t otf2_attr_get(otf2_state *st, tconv_str key, OTF2_Type type)
     a = (uint32_t)st->nattrs++;
     st->attrs[a].key = key;
     st->attrs[a].type = type;
+    st->attrs[a].input = st->cur_input;
     tconv_map_set(&st->attr_map, key, type, a);
     return a;
 }
@@ -213,7 +215,7 @@ static tconv_status otf2_on_counter(otf2_state *st, const tconv_event *ev)
     if (s == UINT32_MAX) {
         OTF2W_GROW(st->series, st->series_cap, st->nseries + 1);
         s = (uint32_t)st->nseries++;
-        st->series[s] = (otf2_series){ev->name, ev->key, ev->unit};
+        st->series[s] = (otf2_series){ev->name, ev->key, ev->unit, st->cur_input};
         tconv_map_set(&st->series_map, ((uint64_t)ev->key << 32) | ev->unit, ev->name, s);
     }
     uint32_t inst = tconv_map_get(&st->instance_map, s, ev->track);
@@ -271,13 +273,14 @@ static tconv_status otf2_on_instant(otf2_state *st, const tconv_event *ev)
     if (def == UINT32_MAX) {
         OTF2W_GROW(st->markdefs, st->markdefs_cap, st->nmarkdefs + 1);
         def = (uint32_t)st->nmarkdefs++;
-        st->markdefs[def] = (otf2_markdef){ev->name, ev->cat};
+        st->markdefs[def] = (otf2_markdef){ev->name, ev->cat, st->cur_input};
         tconv_map_set(&st->markdef_map, ev->name, ev->cat, def);
     }
     OTF2_MarkerScope scope = OTF2_MARKER_SCOPE_LOCATION;
     otf2_loc *l = otf2_collect_loc(st, ev->track);
     if (ev->flags & TCONV_EVF_SCOPE_GLOBAL) {
         scope = OTF2_MARKER_SCOPE_GLOBAL;
+        l->flags |= OTF2W_LOCF_GLOBAL_MARKERS;
     } else if (ev->flags & TCONV_EVF_SCOPE_PROCESS) {
         scope = OTF2_MARKER_SCOPE_LOCATION_GROUP;
         l->flags |= OTF2W_LOCF_GROUP_MARKERS;
@@ -307,6 +310,8 @@ static tconv_status otf2_on_instant(otf2_state *st, const tconv_event *ev)
 
 tconv_status otf2_collect_event(otf2_state *st, const tconv_event *ev)
 {
+    const tconv_track *k = tconv_track_describe(st->ctx, ev->track);
+    st->cur_input = k ? k->input : ev->input;
     switch (ev->kind) {
     case TCONV_EV_BEGIN:
         return otf2_on_begin(st, ev);

@@ -13,6 +13,37 @@
 #include "otf2_oom.h"
 #include "otf2_writer.h"
 
+const tconv_track *otf2_track(const otf2_state *st, uint32_t track)
+{
+    if (!st->gtracks) return tconv_track_describe(st->ctx, track);
+    return track < st->ngtracks ? &st->gtracks[track] : NULL;
+}
+
+uint32_t otf2_track_count(const otf2_state *st)
+{
+    return st->gtracks ? (uint32_t)st->ngtracks : tconv_track_count(st->ctx);
+}
+
+static int otf2_rank_of(const otf2_state *st, uint32_t input, int64_t *rank)
+{
+    if (!st->gtracks) return tconv_ctx_rank(st->ctx, input, rank);
+    if (!st->grank_has[input]) return 0;
+    *rank = st->grank[input];
+    return 1;
+}
+
+/* tconv_track_label, on otf2_track's tracks. */
+static const char *otf2_track_label(const otf2_state *st, uint32_t track, char *buf, size_t cap)
+{
+    const tconv_track *k = otf2_track(st, track);
+    if (k->thread_name)
+        snprintf(buf, cap, "%s", tconv_string_get(st->ctx, k->thread_name));
+    else
+        snprintf(buf, cap, "%s/%s", tconv_string_get(st->ctx, k->pid),
+                 tconv_string_get(st->ctx, k->tid));
+    return buf;
+}
+
 static int otf2_loc_used(const otf2_loc *l)
 {
     return l->nrec > 0 || (l->flags & OTF2W_LOCF_MARKERS);
@@ -35,7 +66,7 @@ static int64_t *otf2_layout_ranks(otf2_state *st)
     if (!ranks) otf2_oom();
     int use_meta = 1;
     for (size_t i = 0; i < st->ninputs && use_meta; i++) {
-        if (!tconv_ctx_rank(st->ctx, (uint32_t)i, &ranks[i])) use_meta = 0;
+        if (!otf2_rank_of(st, (uint32_t)i, &ranks[i])) use_meta = 0;
         for (size_t j = 0; j < i && use_meta; j++)
             if (ranks[j] == ranks[i]) use_meta = 0;
     }
@@ -64,8 +95,8 @@ static int otf2_location_cmp(const void *a, const void *b)
     uint32_t ta = *(const uint32_t *)a, tb = *(const uint32_t *)b;
     const otf2_loc *x = &st->locs[ta], *y = &st->locs[tb];
     if (x->group != y->group) return x->group < y->group ? -1 : 1;
-    int64_t sx = tconv_track_describe(st->ctx, ta)->thread_sort;
-    int64_t sy = tconv_track_describe(st->ctx, tb)->thread_sort;
+    int64_t sx = otf2_track(st, ta)->thread_sort;
+    int64_t sy = otf2_track(st, tb)->thread_sort;
     if (sx != sy) return sx < sy ? -1 : 1;
     return ta < tb ? -1 : ta > tb;
 }
@@ -78,7 +109,7 @@ static void otf2_layout_collect_groups(otf2_state *st)
     for (size_t t = 0; t < st->nlocs_cap; t++) {
         otf2_loc *l = &st->locs[t];
         if (!otf2_loc_used(l) && !(l->flags & OTF2W_LOCF_GROUP_MARKERS)) continue;
-        const tconv_track *k = tconv_track_describe(st->ctx, (uint32_t)t);
+        const tconv_track *k = otf2_track(st, (uint32_t)t);
         otf2_collect_input(st, k->input);
         uint32_t g = tconv_map_get(&map, k->input, k->pid);
         if (g == UINT32_MAX) {
@@ -186,7 +217,7 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
     tconv_map count = {0};
     for (size_t g = 0; g < st->ngroups; g++) {
         const otf2_group *grp = &st->groups[g];
-        const tconv_track *k = tconv_track_describe(ctx, grp->first_track);
+        const tconv_track *k = otf2_track(st, grp->first_track);
         const char *base = tconv_string_get(ctx, k->process_name ? k->process_name : grp->pid);
         if (!*base) base = "global"; /* trace-wide items of a reader without a pid */
         uint32_t labels = tconv_map_get(&st->labels_map, grp->input, grp->pid);
@@ -228,10 +259,10 @@ static void otf2_layout_location_names(otf2_state *st)
     for (size_t i = 0; i < st->nlocations; i++) {
         uint32_t track = st->order[i];
         otf2_loc *l = &st->locs[track];
-        const tconv_track *k = tconv_track_describe(st->ctx, track);
+        const tconv_track *k = otf2_track(st, track);
         const char *label = buf;
         if (k->thread_name || tconv_string_length(st->ctx, k->tid)) {
-            label = tconv_track_label(st->ctx, track, buf, sizeof(buf));
+            label = otf2_track_label(st, track, buf, sizeof(buf));
         } else {
             const char *pid =
                 tconv_string_length(st->ctx, k->pid) ? tconv_string_get(st->ctx, k->pid) : "global";
@@ -270,9 +301,9 @@ static void otf2_layout_system_tree(otf2_state *st)
 
 void otf2_layout_build(otf2_state *st)
 {
-    uint32_t ntracks = tconv_track_count(st->ctx);
+    uint32_t ntracks = otf2_track_count(st);
     for (uint32_t t = 0; t < ntracks; t++)
-        otf2_collect_input(st, tconv_track_describe(st->ctx, t)->input);
+        otf2_collect_input(st, otf2_track(st, t)->input);
     otf2_collect_loc(st, ntracks ? ntracks - 1 : 0);
     int64_t *ranks = otf2_layout_ranks(st);
     otf2_layout_collect_groups(st);

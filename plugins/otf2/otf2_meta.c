@@ -18,7 +18,13 @@ tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev)
     const tconv_track *t = tconv_track_describe(st->ctx, ev->track);
     uint32_t input = t ? t->input : ev->input;
     if (strcmp(what, "process_labels") == 0) {
-        if (t && *text) tconv_map_set(&st->labels_map, input, t->pid, ev->text);
+        if (t && *text) {
+            tconv_map_set(&st->labels_map, input, t->pid, ev->text);
+            otf2_bytes_reserve(&st->labels_log, 15);
+            otf2_put_uv(&st->labels_log, input);
+            otf2_put_uv(&st->labels_log, t->pid);
+            otf2_put_uv(&st->labels_log, ev->text);
+        }
     } else if (strcmp(what, "host_name") == 0 || strcmp(what, "hostname") == 0 ||
                strcmp(what, "host") == 0) {
         if (*text) otf2_collect_input(st, input)->host = ev->text;

@@ -53,6 +53,8 @@ static tconv_status otf2_finish(void *state)
 {
     otf2_state *st = state;
     if (tconv_ctx_verbosity(st->ctx) > 0) otf2_report_buffers(st);
+    tconv_collective *c = tconv_ctx_collective(st->ctx);
+    if (c) return otf2_unify_finish(st, c);
     otf2_collect_close_open(st);
     otf2_regions_detect_hip(st);
     otf2_flows_pair(st);
@@ -68,11 +70,8 @@ static tconv_status otf2_finish(void *state)
     return s;
 }
 
-static void otf2_destroy(void *state)
+void otf2_state_free(otf2_state *st)
 {
-    otf2_state *st = state;
-    otf2_error_uninstall();
-    if (!st) return;
     for (size_t t = 0; t < st->nlocs_cap; t++) {
         otf2_bytes_free(&st->locs[t].buf);
         free(st->locs[t].stack);
@@ -94,13 +93,32 @@ static void otf2_destroy(void *state)
     free(st->links);
     free(st->inputs);
     tconv_map_free(&st->labels_map);
+    otf2_bytes_free(&st->labels_log);
     free(st->groups);
     free(st->order);
     free(st->node_name_refs);
     free(st->node_class_refs);
     free(st->strref);
     free(st->strings);
+    free(st->string_input);
+    free(st->gtracks);
+    free(st->grank);
+    free(st->grank_has);
+    if (st->xl) {
+        free(st->xl->region);
+        free(st->xl->attr);
+        free(st->xl->string);
+        free(st->xl->metric);
+        free(st->xl->flow_tag);
+        free(st->xl);
+    }
     free(st);
+}
+
+static void otf2_destroy(void *state)
+{
+    otf2_error_uninstall();
+    if (state) otf2_state_free(state);
 }
 
 /* Without args=true nothing reads them: spare the ordering stage their copies. */
@@ -116,7 +134,7 @@ static const tconv_writer_class otf2_writer_class = {
     .options = otf2_options,
     .accepts = TCONV_KINDS_SPANS | TCONV_KINDS_FLOWS | TCONV_KIND_BIT(TCONV_EV_INSTANT) |
                TCONV_KIND_BIT(TCONV_EV_COUNTER) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_DIRECTORY,
+    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_DIRECTORY | TCONV_WRITER_COLLECTIVE,
     .open = otf2_open,
     .event = otf2_event,
     .finish = otf2_finish,

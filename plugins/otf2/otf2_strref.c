@@ -13,6 +13,8 @@ OTF2_StringRef otf2_strref(otf2_state *st, tconv_str s)
     }
     if (!st->strref[s]) {
         OTF2W_GROW(st->strings, st->strings_cap, st->nstrings + 1);
+        OTF2W_GROW(st->string_input, st->string_input_cap, st->nstrings + 1);
+        st->string_input[st->nstrings] = st->cur_input;
         st->strings[st->nstrings++] = s;
         st->strref[s] = (uint32_t)st->nstrings;
     }

@@ -3,7 +3,12 @@
  * would differ in those 8 bytes. The writer hashes what it writes (each location's records, the
  * markers and every global string, in the order written), and once the archive is closed the
  * drawn identifier in the anchor file is replaced by that hash: the same input gives the same
- * archive byte for byte, and different inputs different identifiers. */
+ * archive byte for byte, and different inputs different identifiers.
+ *
+ * Each location's records are hashed on their own, from zero, and only that location's hash
+ * enters the archive's, in location order: whoever writes a location's events (another process
+ * of an MPI run, one day) can hand over 8 bytes instead of the records, and the identifier stays
+ * the same. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +19,10 @@
 
 enum { OTF2W_ANCHOR_MAX = 64 * 1024 };
 
-void otf2_traceid_mix(otf2_state *st, const void *p, size_t n)
+uint64_t otf2_traceid_hash(uint64_t h, const void *p, size_t n)
 {
     const uint64_t k = 0x9e3779b97f4a7c15ull;
-    uint64_t h = (st->trace_hash ^ n) * k;
+    h = (h ^ n) * k;
     const unsigned char *b = p;
     /* A word at a step: a location's records can be gigabytes. */
     for (; n >= 8; b += 8, n -= 8) {
@@ -28,7 +33,12 @@ void otf2_traceid_mix(otf2_state *st, const void *p, size_t n)
     }
     for (; n; b++, n--)
         h = (h ^ *b) * k;
-    st->trace_hash = h ^ (h >> 32);
+    return h ^ (h >> 32);
+}
+
+void otf2_traceid_mix(otf2_state *st, const void *p, size_t n)
+{
+    st->trace_hash = otf2_traceid_hash(st->trace_hash, p, n);
 }
 
 /* Where the 8 bytes of id stand in buf, in either byte order: the offset, or -1 unless exactly

@@ -33,8 +33,9 @@ enum {
     OTF2W_LOCF_METRICS = 1u << 1,
     OTF2W_LOCF_FLOWS = 1u << 2,
     OTF2W_LOCF_MARKERS = 1u << 3,
-    OTF2W_LOCF_GPU_SPANS = 1u << 4,    /* a span of a GPU category (kernel, memcpy, ...) */
-    OTF2W_LOCF_GROUP_MARKERS = 1u << 5 /* a process-scoped instant: its process needs a group */
+    OTF2W_LOCF_GPU_SPANS = 1u << 4,     /* a span of a GPU category (kernel, memcpy, ...) */
+    OTF2W_LOCF_GROUP_MARKERS = 1u << 5, /* a process-scoped instant: its process needs a group */
+    OTF2W_LOCF_GLOBAL_MARKERS = 1u << 6 /* a trace-wide instant: its input orders it (unify) */
 };
 
 /* One per track; a track becomes an OTF2 location when it holds anything. */
@@ -52,17 +53,20 @@ typedef struct otf2_loc {
     OTF2_StringRef name_ref;
     OTF2_LocationType type;
     uint64_t nevents; /* events written (archive) */
+    uint64_t hash;    /* of its records, when another process makes the archive's (archive) */
 } otf2_loc;
 
 /* A region: one per distinct (name, category). */
 typedef struct otf2_region {
     tconv_str name, cat;
-    unsigned role; /* tconv_role */
+    unsigned role;  /* tconv_role */
+    uint32_t input; /* of its first use: definitions of several ranks merge in input order */
 } otf2_region;
 
 /* A counter series definition: one metric member and class per (name, key, unit). */
 typedef struct otf2_series {
     tconv_str name, key, unit;
+    uint32_t input;
 } otf2_series;
 
 /* A metric instance: a series as recorded on one location. */
@@ -75,11 +79,13 @@ typedef struct otf2_instance {
 typedef struct otf2_attr {
     tconv_str key;
     OTF2_Type type;
+    uint32_t input;
 } otf2_attr;
 
 /* A marker definition: one per (instant name, category). */
 typedef struct otf2_markdef {
     tconv_str name, cat;
+    uint32_t input;
 } otf2_markdef;
 
 /* A flow event as delivered, for pairing at finish: 24 bytes. Events of one flow at the same
@@ -120,6 +126,15 @@ typedef struct otf2_group {
     uint32_t nlocs;
 } otf2_group;
 
+/* A rank's part of an archive that every rank of an MPI run writes (otf2_unify.c): its local
+ * ids as the whole run's, for the events it writes. */
+typedef struct otf2_xlate {
+    uint32_t *region, *attr, *string; /* local index -> global */
+    uint64_t *metric;                 /* local instance -> global metric ref */
+    uint32_t *flow_tag;               /* local flow index -> the whole run's */
+    uint64_t nseries;                 /* the whole run's metric series */
+} otf2_xlate;
+
 typedef struct otf2_state {
     tconv_ctx *ctx;
     tconv_output *out;
@@ -158,7 +173,8 @@ typedef struct otf2_state {
 
     otf2_input *inputs;
     size_t ninputs, inputs_cap;
-    tconv_map labels_map; /* (input, pid) -> process_labels text */
+    tconv_map labels_map;  /* (input, pid) -> process_labels text */
+    otf2_bytes labels_log; /* the same as set, in order: input, pid, text (for otf2_unify.c) */
 
     otf2_group *groups;
     size_t ngroups;
@@ -173,6 +189,17 @@ typedef struct otf2_state {
     size_t strref_cap;
     tconv_str *strings; /* tconv string ids in OTF2 string ref order */
     size_t nstrings, strings_cap;
+    uint32_t *string_input; /* input of each string's first use (by ref) */
+    size_t string_input_cap;
+    uint32_t cur_input; /* input of the event being collected */
+
+    /* Rank 0 of an MPI run: the whole run's tracks (gtracks, by global track index) and each
+     * input's rank, for the layout (otf2_unify.c); NULL: the context's. */
+    tconv_track *gtracks;
+    size_t ngtracks;
+    int64_t *grank;
+    unsigned char *grank_has;
+    otf2_xlate *xl; /* a rank's part: its ids as the run's; NULL: one writer */
 
     int have_time;
     int64_t min_ts, max_ts;
@@ -214,6 +241,7 @@ void otf2_flows_pair(otf2_state *st);
 uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uint64_t *unmatched);
 
 /* otf2_traceid.c: a trace identifier derived from the archive's content. */
+uint64_t otf2_traceid_hash(uint64_t h, const void *p, size_t n);
 void otf2_traceid_mix(otf2_state *st, const void *p, size_t n);
 /* After the archive is closed: the identifier OTF2 drew is replaced by the hash. */
 tconv_status otf2_traceid_fix(otf2_state *st, const char *dir);
@@ -223,6 +251,20 @@ void otf2_layout_build(otf2_state *st);
 
 /* otf2_archive.c */
 tconv_status otf2_archive_write(otf2_state *st);
+/* An MPI run: every rank writes its locations' events and local definitions into one archive;
+ * rank 0 (g non-NULL: the whole run's definitions) also the markers and global definitions.
+ * Collective. */
+tconv_status otf2_archive_write_part(otf2_state *st, otf2_state *g, tconv_collective *c);
+
+/* otf2_coll.c: OTF2's collective callbacks on the core's service. */
+OTF2_ErrorCode otf2_coll_set(OTF2_Archive *ar, tconv_collective *c);
+
+/* otf2_unify.c: the finish of one of the writers of an MPI run (tconv_ctx_collective). */
+tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c);
+void otf2_state_free(otf2_state *st);
+/* The track and input facts the layout reads: the whole run's on rank 0 of an MPI run. */
+const tconv_track *otf2_track(const otf2_state *st, uint32_t track);
+uint32_t otf2_track_count(const otf2_state *st);
 
 /* otf2_regions.c: paradigm and role of a region from its category. */
 void otf2_region_kind(const otf2_state *st, const otf2_region *r, OTF2_Paradigm *paradigm,
