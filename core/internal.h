@@ -221,6 +221,8 @@ typedef struct tconv_rec_buf {
 tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf);
 /* Frees all but the event array, handed back to be freed or recorded into again. */
 tconv_rec_buf tconv_rec_free(tconv_rec *rec);
+/* Frees an event array that no recording holds. */
+void tconv_rec_buf_free(tconv_rec_buf buf);
 /* Hooks of the worker's context, called by the core where the reader changes it. */
 void tconv_rec_event(tconv_rec *rec, const tconv_event *e);
 void tconv_rec_warning(tconv_rec *rec, size_t kind_index);

@@ -426,7 +426,7 @@ static void run_job_free(void *v)
             buf.ev = NULL;
         }
         pthread_mutex_unlock(&p->mu);
-        free(buf.ev);
+        tconv_rec_buf_free(buf);
     }
     tconv_ctx_free(j->ctx);
     free(j);
@@ -593,7 +593,7 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
     }
     tconv_mpi_stop(r->mpi);
     for (size_t i = 0; i < par.nspare; i++)
-        free(par.spare[i].ev);
+        tconv_rec_buf_free(par.spare[i]);
     pthread_mutex_destroy(&par.mu);
     tconv_inputs_free(&inputs);
     return TCONV_DONE; /* rank 0's outcome replaces it */
@@ -732,7 +732,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     tconv_jobs_stop(jobs, run_job_free);
     if (r->mpi) tconv_mpi_stop(r->mpi);
     for (size_t i = 0; i < par.nspare; i++)
-        free(par.spare[i].ev);
+        tconv_rec_buf_free(par.spare[i]);
     pthread_mutex_destroy(&par.mu);
     if (st == TCONV_OK && r->stats.inputs_failed && r->stats.inputs_failed == r->tried) {
         tconv_error_set(ctx, "%u of %u inputs failed; nothing was written", r->tried, r->tried);
