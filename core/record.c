@@ -10,7 +10,17 @@
  * may use them, so the run's tables grow exactly as they would have had the main thread read the
  * input, interleaved with whatever the sink adds between pushes. Each event's ids then go
  * through two arrays (worker id -> run id): an array lookup per id, no hashing per event. */
-#ifdef __linux__
+/* ThreadSanitizer does not follow mremap (pages it moves keep the shadow of their old address,
+ * and the new address the stale shadow of whatever was there): under it, realloc. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define REC_TSAN 1
+#endif
+#endif
+#if defined(__linux__) && !defined(__SANITIZE_THREAD__) && !defined(REC_TSAN)
+#define REC_MREMAP 1
+#endif
+#ifdef REC_MREMAP
 #define _GNU_SOURCE /* mremap */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -99,7 +109,7 @@ static size_t rec_ev_bytes(size_t cap)
     return cap * sizeof(rec_ev);
 }
 
-#ifdef __linux__
+#ifdef REC_MREMAP
 static int rec_ev_mapped(size_t cap)
 {
     return rec_ev_bytes(cap) >= REC_MAP_MIN;
@@ -119,7 +129,7 @@ void tconv_rec_ev_reserve(tconv_rec *rec, size_t need)
     if (need > SIZE_MAX / 2 / sizeof(rec_ev)) tconv_oom_fatal(SIZE_MAX);
     while (cap < need)
         cap = cap > SIZE_MAX / 4 / sizeof(rec_ev) ? need : cap + cap / 2 + 16;
-#ifdef __linux__
+#ifdef REC_MREMAP
     if (rec_ev_mapped(cap)) {
         void *p;
         if (old && rec_ev_mapped(old)) {
@@ -145,7 +155,7 @@ void tconv_rec_ev_reserve(tconv_rec *rec, size_t need)
 
 void tconv_rec_buf_free(tconv_rec_buf buf)
 {
-#ifdef __linux__
+#ifdef REC_MREMAP
     if (buf.ev && rec_ev_mapped(buf.cap)) {
         munmap(buf.ev, rec_ev_round(buf.cap));
         return;
