@@ -723,6 +723,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     if (r->mpi) tconv_mpi_plan(r->mpi, &inputs);
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
+    if (jobs) tconv_sink_set_threads(sink, threads);
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
         run_job *job = jobs ? tconv_jobs_take(jobs, i) : r->mpi ? run_mpi_take(&par, i) : NULL;
