@@ -21,7 +21,11 @@ char *tconv_xstrdup(const char *s);
 _Noreturn void tconv_oom_fatal(size_t n);
 /* Grow *p (of *cap elements of size) to hold at least need elements. */
 void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
-#define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* The check in line: the stages grow their arrays per event, and the call cost more than it. */
+#define TCONV_GROW(arr, cap, need)                                                                 \
+    do {                                                                                           \
+        if ((need) > (cap)) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)));           \
+    } while (0)
 
 /* ---- JSON lexer ---- */
 /* Nonzero: scan with the portable code even where a vector path exists (for tests that compare
