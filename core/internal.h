@@ -21,6 +21,10 @@ char *tconv_xstrdup(const char *s);
 _Noreturn void tconv_oom_fatal(size_t n);
 /* Grow *p (of *cap elements of size) to hold at least need elements. */
 void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
+/* Arrays of tens of MB, appended to (core/bigarray.c): *p holds *cap elements of size bytes, of
+ * which used are kept when it grows to hold need; freed only with tconv_big_free. */
+void tconv_big_grow(void **p, size_t *cap, size_t used, size_t need, size_t size);
+void tconv_big_free(void *p, size_t cap, size_t size);
 /* The check in line: the stages grow their arrays per event, and the call cost more than it. */
 #define TCONV_GROW(arr, cap, need)                                                                 \
     do {                                                                                           \

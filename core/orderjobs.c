@@ -53,7 +53,8 @@ struct tconv_order_out {
 
 static out_item *out_add(tconv_order_out *out, int type)
 {
-    TCONV_GROW(out->it, out->cap, out->n + 1);
+    if (out->n == out->cap)
+        tconv_big_grow((void **)&out->it, &out->cap, out->n, out->n + 1, sizeof(*out->it));
     out_item *it = &out->it[out->n++];
     it->type = type;
     return it;
@@ -85,7 +86,9 @@ static tconv_status out_event(void *user, const tconv_event *ev)
     *e = *ev;
     if (ev->nargs) e->args = tconv_arena_dup(&out->args, ev->args, ev->nargs * sizeof(*ev->args));
     if (ev->nframes) {
-        TCONV_GROW(out->frames, out->capframes, out->nframes + ev->nframes);
+        if (out->nframes + ev->nframes > out->capframes)
+            tconv_big_grow((void **)&out->frames, &out->capframes, out->nframes,
+                           out->nframes + ev->nframes, sizeof(*out->frames));
         memcpy(out->frames + out->nframes, ev->frames, ev->nframes * sizeof(*ev->frames));
         e->frames = (const tconv_frame *)(uintptr_t)out->nframes;
         out->nframes += ev->nframes;
@@ -103,8 +106,8 @@ static void out_free(void *v)
 {
     tconv_order_out *out = v;
     if (!out) return;
-    free(out->it);
-    free(out->frames);
+    tconv_big_free(out->it, out->cap, sizeof(*out->it));
+    tconv_big_free(out->frames, out->capframes, sizeof(*out->frames));
     free(out->values);
     tconv_arena_free(&out->args);
     free(out);

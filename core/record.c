@@ -10,21 +10,6 @@
  * may use them, so the run's tables grow exactly as they would have had the main thread read the
  * input, interleaved with whatever the sink adds between pushes. Each event's ids then go
  * through two arrays (worker id -> run id): an array lookup per id, no hashing per event. */
-/* ThreadSanitizer does not follow mremap (pages it moves keep the shadow of their old address,
- * and the new address the stale shadow of whatever was there): under it, realloc. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define REC_TSAN 1
-#endif
-#endif
-#if defined(__linux__) && !defined(__SANITIZE_THREAD__) && !defined(REC_TSAN)
-#define REC_MREMAP 1
-#endif
-#ifdef REC_MREMAP
-#define _GNU_SOURCE /* mremap */
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
 #include <string.h>
 
 #include "internal.h"
@@ -95,73 +80,18 @@ tconv_rec_buf tconv_rec_free(tconv_rec *rec)
     return buf;
 }
 
-/* ---- the event array: tens of MB, appended to, read once ---------------------------------- */
-
-/* Grown with realloc, the array of a new recording was copied at each step into pages never
- * touched: those page faults were three quarters of a -j run's and cost the first recordings
- * of a run a quarter of their time. On Linux an array of a MB or more is a mapping of its own,
- * which mremap grows without a copy (the pages move), with transparent huge pages where the
- * system gives them on request (a fault per 2 MB). */
-enum { REC_MAP_MIN = 1u << 20 };
-
-static size_t rec_ev_bytes(size_t cap)
-{
-    return cap * sizeof(rec_ev);
-}
-
-#ifdef REC_MREMAP
-static int rec_ev_mapped(size_t cap)
-{
-    return rec_ev_bytes(cap) >= REC_MAP_MIN;
-}
-
-static size_t rec_ev_round(size_t cap)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    return (rec_ev_bytes(cap) + page - 1) & ~(page - 1);
-}
-#endif
-
+/* The event array is a big array (core/bigarray.c): the realloc that grew it cost three quarters
+ * of a -j run's page faults, and the first recordings of a run, with no array to reuse, a
+ * quarter of their time. */
 void tconv_rec_ev_reserve(tconv_rec *rec, size_t need)
 {
-    if (need <= rec->capev) return;
-    size_t old = rec->capev, cap = old ? old : 16;
-    if (need > SIZE_MAX / 2 / sizeof(rec_ev)) tconv_oom_fatal(SIZE_MAX);
-    while (cap < need)
-        cap = cap > SIZE_MAX / 4 / sizeof(rec_ev) ? need : cap + cap / 2 + 16;
-#ifdef REC_MREMAP
-    if (rec_ev_mapped(cap)) {
-        void *p;
-        if (old && rec_ev_mapped(old)) {
-            p = mremap(rec->ev, rec_ev_round(old), rec_ev_round(cap), MREMAP_MAYMOVE);
-        } else {
-            p = mmap(NULL, rec_ev_round(cap), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
-            if (p != MAP_FAILED && rec->nev) memcpy(p, rec->ev, rec_ev_bytes(rec->nev));
-            if (p != MAP_FAILED) free(rec->ev);
-        }
-        if (p == MAP_FAILED) tconv_oom_fatal(rec_ev_bytes(cap));
-#ifdef MADV_HUGEPAGE
-        (void)madvise(p, rec_ev_round(cap), MADV_HUGEPAGE);
-#endif
-        rec->ev = p;
-        rec->capev = cap;
-        return;
-    }
-#endif
-    rec->ev = tconv_xrealloc(rec->ev, rec_ev_bytes(cap));
-    rec->capev = cap;
+    if (need > rec->capev)
+        tconv_big_grow((void **)&rec->ev, &rec->capev, rec->nev, need, sizeof(*rec->ev));
 }
 
 void tconv_rec_buf_free(tconv_rec_buf buf)
 {
-#ifdef REC_MREMAP
-    if (buf.ev && rec_ev_mapped(buf.cap)) {
-        munmap(buf.ev, rec_ev_round(buf.cap));
-        return;
-    }
-#endif
-    free(buf.ev);
+    tconv_big_free(buf.ev, buf.cap, sizeof(rec_ev));
 }
 
 void tconv_rec_event(tconv_rec *rec, const tconv_event *e)
