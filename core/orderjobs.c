@@ -16,7 +16,7 @@
 #include "internal.h"
 #include "order_out.h"
 
-enum { ORDERJOBS_MAX = 1 << 19 };
+enum { ORDERJOBS_MAX = 1 << 17 };
 
 /* Stand-in track ids of lanes a worker made: far above any track the table can hold. */
 #define ORDERJOBS_LANE 0xc0000000u
