@@ -21,12 +21,24 @@ enum { ORDERJOBS_MAX = 1 << 17 };
 /* Stand-in track ids of lanes a worker made: far above any track the table can hold. */
 #define ORDERJOBS_LANE 0xc0000000u
 
-enum { OUT_EVENT, OUT_WARN, OUT_LANE };
+enum { OUT_EVENT, OUT_SAMPLE, OUT_WARN, OUT_LANE };
+
+/* A sample as the stack stage makes it (frames of a name and a category, nothing but the fields
+ * below set), in 56 bytes instead of a 136-byte event with 32 bytes a frame: the buffers are
+ * written once and read once, and their size was most of what buffering cost. */
+typedef struct out_sample {
+    int64_t ts, dur;
+    uint64_t seq;
+    uint32_t track, name, cat, input;
+    uint32_t nframes, nvalues;
+    uint32_t frame_at, value_at; /* in out->names (two ids a frame) and out->values */
+} out_sample;
 
 typedef struct out_item {
     int type;
     union {
-        tconv_event ev;
+        size_t full; /* OUT_EVENT: in out->full */
+        out_sample smp;
         tconv_order_warn warn;
         struct {
             uint32_t track, n;
@@ -40,6 +52,10 @@ typedef struct out_item {
 struct tconv_order_out {
     out_item *it;
     size_t n, cap;
+    tconv_event *full; /* events that are not plain samples */
+    size_t nfull, capfull;
+    tconv_str *names; /* plain samples' frames: name, category */
+    size_t nnames, capnames;
     tconv_frame *frames;
     size_t nframes, capframes;
     int64_t *values;
@@ -78,11 +94,60 @@ void tconv_order_out_freed(tconv_order_out *out, size_t bytes)
     out->freed += bytes;
 }
 
+static void out_values(tconv_order_out *out, const tconv_event *ev)
+{
+    TCONV_GROW(out->values, out->capvalues, out->nvalues + ev->nvalues);
+    memcpy(out->values + out->nvalues, ev->values, ev->nvalues * sizeof(*ev->values));
+    out->nvalues += ev->nvalues;
+}
+
+/* Does the compact form hold all of ev? */
+static int out_plain_sample(const tconv_event *ev)
+{
+    uint64_t value; /* its bits: a -0.0 is not a plain sample's */
+    memcpy(&value, &ev->value, sizeof(value));
+    if (ev->kind != TCONV_EV_SAMPLE || ev->flags || ev->role || ev->id || ev->corr || ev->key ||
+        ev->unit || ev->text || value || ev->nargs || ev->args || ev->struct_size != sizeof(*ev) ||
+        (uint64_t)ev->nframes + ev->nvalues > UINT32_MAX / 4)
+        return 0;
+    for (uint32_t i = 0; i < ev->nframes; i++) {
+        const tconv_frame *f = &ev->frames[i];
+        if (f->file || f->line || f->flags || f->addr) return 0;
+    }
+    return 1;
+}
+
 /* The stack stage's output on a worker: the event with copies of what it points to. */
 static tconv_status out_event(void *user, const tconv_event *ev)
 {
     tconv_order_out *out = user;
-    tconv_event *e = &out_add(out, OUT_EVENT)->u.ev;
+    if (out_plain_sample(ev) && out->nnames / 2 + ev->nframes <= UINT32_MAX &&
+        out->nvalues + ev->nvalues <= UINT32_MAX) {
+        out_sample *c = &out_add(out, OUT_SAMPLE)->u.smp;
+        *c = (out_sample){.ts = ev->ts,
+                          .dur = ev->dur,
+                          .seq = ev->seq,
+                          .track = ev->track,
+                          .name = ev->name,
+                          .cat = ev->cat,
+                          .input = ev->input,
+                          .nframes = ev->nframes,
+                          .nvalues = ev->nvalues,
+                          .frame_at = (uint32_t)(out->nnames / 2),
+                          .value_at = (uint32_t)out->nvalues};
+        if (out->nnames + 2 * (size_t)ev->nframes > out->capnames)
+            tconv_big_grow((void **)&out->names, &out->capnames, out->nnames,
+                           out->nnames + 2 * (size_t)ev->nframes, sizeof(*out->names));
+        for (uint32_t i = 0; i < ev->nframes; i++) {
+            out->names[out->nnames++] = ev->frames[i].name;
+            out->names[out->nnames++] = ev->frames[i].module;
+        }
+        if (ev->nvalues) out_values(out, ev);
+        return TCONV_OK;
+    }
+    out_add(out, OUT_EVENT)->u.full = out->nfull;
+    TCONV_GROW(out->full, out->capfull, out->nfull + 1);
+    tconv_event *e = &out->full[out->nfull++];
     *e = *ev;
     if (ev->nargs) e->args = tconv_arena_dup(&out->args, ev->args, ev->nargs * sizeof(*ev->args));
     if (ev->nframes) {
@@ -94,10 +159,8 @@ static tconv_status out_event(void *user, const tconv_event *ev)
         out->nframes += ev->nframes;
     }
     if (ev->nvalues) {
-        TCONV_GROW(out->values, out->capvalues, out->nvalues + ev->nvalues);
-        memcpy(out->values + out->nvalues, ev->values, ev->nvalues * sizeof(*ev->values));
         e->values = (const int64_t *)(uintptr_t)out->nvalues;
-        out->nvalues += ev->nvalues;
+        out_values(out, ev);
     }
     return TCONV_OK;
 }
@@ -108,6 +171,8 @@ static void out_free(void *v)
     if (!out) return;
     tconv_big_free(out->it, out->cap, sizeof(*out->it));
     tconv_big_free(out->frames, out->capframes, sizeof(*out->frames));
+    tconv_big_free(out->names, out->capnames, sizeof(*out->names));
+    free(out->full);
     free(out->values);
     tconv_arena_free(&out->args);
     free(out);
@@ -120,6 +185,8 @@ static tconv_status out_replay(tconv_ctx *ctx, const tconv_order_out *out, tconv
 {
     uint32_t *lanes = NULL;
     size_t nlanes = 0;
+    tconv_frame *fr = NULL; /* a plain sample's stack, as the stack stage gave it */
+    size_t capfr = 0;
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < out->n && st == TCONV_OK; i++) {
         const out_item *it = &out->it[i];
@@ -128,8 +195,29 @@ static tconv_status out_replay(tconv_ctx *ctx, const tconv_order_out *out, tconv
         } else if (it->type == OUT_LANE) {
             TCONV_GROW(lanes, nlanes, (size_t)it->u.lane.n + 1);
             lanes[it->u.lane.n] = tconv_track_lane(ctx, it->u.lane.track, it->u.lane.n);
+        } else if (it->type == OUT_SAMPLE) {
+            const out_sample *c = &it->u.smp;
+            tconv_event e = TCONV_EVENT_INIT;
+            e.kind = TCONV_EV_SAMPLE;
+            e.track = c->track >= ORDERJOBS_LANE ? lanes[c->track - ORDERJOBS_LANE] : c->track;
+            e.ts = c->ts;
+            e.dur = c->dur;
+            e.seq = c->seq;
+            e.name = c->name;
+            e.cat = c->cat;
+            e.input = c->input;
+            TCONV_GROW(fr, capfr, c->nframes);
+            const tconv_str *nm = out->names + 2 * (size_t)c->frame_at;
+            for (uint32_t f = 0; f < c->nframes; f++)
+                fr[f] = (tconv_frame){.name = nm[2 * f], .module = nm[2 * f + 1]};
+            e.frames = c->nframes ? fr : NULL;
+            e.nframes = c->nframes;
+            e.values = c->nvalues ? out->values + c->value_at : NULL;
+            e.nvalues = c->nvalues;
+            st = emit(user, &e);
+            if (st == TCONV_RECORD) st = TCONV_OK;
         } else {
-            tconv_event e = it->u.ev;
+            tconv_event e = out->full[it->u.full];
             if (e.track >= ORDERJOBS_LANE) e.track = lanes[e.track - ORDERJOBS_LANE];
             if (e.nframes) e.frames = out->frames + (uintptr_t)e.frames;
             if (e.nvalues) e.values = out->values + (uintptr_t)e.values;
@@ -138,6 +226,7 @@ static tconv_status out_replay(tconv_ctx *ctx, const tconv_order_out *out, tconv
         }
     }
     free(lanes);
+    free(fr);
     return st == TCONV_OK ? out->st : st;
 }
 
@@ -201,7 +290,7 @@ tconv_status tconv_order_flush_stacks(tconv_ctx *ctx, tconv_order *o, unsigned t
                                          stack, NULL);
         }
         if (out) { /* emptied for the next track */
-            out->n = out->nframes = out->nvalues = out->freed = 0;
+            out->n = out->nfull = out->nnames = out->nframes = out->nvalues = out->freed = 0;
             out->st = TCONV_OK;
             out->declined = 0;
             tconv_arena_free(&out->args);
