@@ -431,6 +431,8 @@ typedef struct order_run {
     order_names *lnames;
     size_t nlnames, caplnames;
     tconv_arena *arena;
+    tconv_event *lfull; /* full copies made while workers run: o->full may not move either */
+    size_t nlfull, caplfull;
     size_t freed; /* bytes of chunks freed by a worker, for the main thread's count */
 } order_run;
 
@@ -477,9 +479,14 @@ static void order_done(order_run *r, uint32_t i)
     }
 }
 
+/* A full copy's slot with this bit is in the run's own lfull. */
+#define ORDER_SLOT_LOCAL (UINT64_C(1) << 47)
+
 static tconv_event *order_full(const order_run *r, const order_rec *x)
 {
-    return &r->o->full[order_slot(x)];
+    uint64_t slot = order_slot(x);
+    if (slot & ORDER_SLOT_LOCAL) return &r->lfull[slot & ~ORDER_SLOT_LOCAL];
+    return &r->o->full[slot];
 }
 
 static int64_t order_ts(const order_run *r, const order_rec *x)
@@ -548,6 +555,13 @@ static void order_set_dur(order_run *r, order_rec *x, int64_t dur)
         order_full(r, x)->dur = dur;
     } else if (dur >= 0 && (uint64_t)dur <= ORDER_SLOT_MAX) {
         order_set_slot(x, (uint64_t)dur);
+    } else if (r->local) {
+        TCONV_GROW(r->lfull, r->caplfull, r->nlfull + 1);
+        tconv_event *f = &r->lfull[r->nlfull];
+        *f = (tconv_event)TCONV_EVENT_INIT;
+        f->dur = dur;
+        x->kind |= ORDER_K_FULL;
+        order_set_slot(x, r->nlfull++ | ORDER_SLOT_LOCAL);
     } else {
         tconv_event e = TCONV_EVENT_INIT;
         e.dur = dur;
@@ -945,6 +959,7 @@ static tconv_status order_track_run(tconv_order *o, uint32_t track, uint32_t inp
     free(r.chunks);
     free(r.pending);
     free(r.lnames);
+    free(r.lfull);
     tconv_arena_free(&own);
     l->n = 0;
     if (out)
