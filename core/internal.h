@@ -21,7 +21,15 @@ char *tconv_xstrdup(const char *s);
 _Noreturn void tconv_oom_fatal(size_t n);
 /* Grow *p (of *cap elements of size) to hold at least need elements. */
 void tconv_grow(void **p, size_t *cap, size_t need, size_t size);
-#define TCONV_GROW(arr, cap, need) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* Arrays of tens of MB, appended to (core/bigarray.c): *p holds *cap elements of size bytes, of
+ * which used are kept when it grows to hold need; freed only with tconv_big_free. */
+void tconv_big_grow(void **p, size_t *cap, size_t used, size_t need, size_t size);
+void tconv_big_free(void *p, size_t cap, size_t size);
+/* The check in line: the stages grow their arrays per event, and the call cost more than it. */
+#define TCONV_GROW(arr, cap, need)                                                                 \
+    do {                                                                                           \
+        if ((need) > (cap)) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)));           \
+    } while (0)
 
 /* ---- JSON lexer ---- */
 /* The scans of the lexers made from now on (for tests that compare the paths): one of these, or
@@ -241,6 +249,8 @@ typedef struct tconv_rec_buf {
 tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf);
 /* Frees all but the event array, handed back to be freed or recorded into again. */
 tconv_rec_buf tconv_rec_free(tconv_rec *rec);
+/* Frees an event array that no recording holds. */
+void tconv_rec_buf_free(tconv_rec_buf buf);
 /* Hooks of the worker's context, called by the core where the reader changes it. */
 void tconv_rec_event(tconv_rec *rec, const tconv_event *e);
 void tconv_rec_warning(tconv_rec *rec, size_t kind_index);
@@ -370,6 +380,8 @@ uint64_t tconv_sink_events(const tconv_sink *s);
 /* Events readers pushed that passed the checks, held by --keep-going or not. */
 uint64_t tconv_sink_accepted(const tconv_sink *s);
 /* Called every few thousand events, for a progress line. */
+/* Threads the finish may use (tconv -j): more than 1 flushes a profile writer's tracks on them. */
+void tconv_sink_set_threads(tconv_sink *s, unsigned threads);
 void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user);
 /* --keep-going: from stage_begin, what readers push is checked and held; commit passes it on
  * (a FATAL there is the writer's or a stage's, not the input's), discard drops it and what it
@@ -407,6 +419,11 @@ typedef struct tconv_stack tconv_stack;
 tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user);
 tconv_status tconv_stack_event(void *stack, const tconv_event *ev);
 void tconv_stack_free(tconv_stack *s);
+/* The ordering stage's flush into the stack stage, tracks flushed on `threads` threads, stack
+ * (which emits to emit) taking those the main thread flushes in line; the same calls to emit,
+ * warnings and lanes as tconv_order_flush(o, tconv_stack_event, stack) (core/orderjobs.c). */
+tconv_status tconv_order_flush_stacks(tconv_ctx *ctx, tconv_order *o, unsigned threads,
+                                      tconv_stack *stack, tconv_emit_fn emit, void *user);
 extern const tconv_sample_type tconv_stack_sample_types[2];
 
 /* Stack table (include/tconv/stacktab.h): the core's own stages embed one rather than

@@ -80,10 +80,24 @@ tconv_rec_buf tconv_rec_free(tconv_rec *rec)
     return buf;
 }
 
+/* The event array is a big array (core/bigarray.c): the realloc that grew it cost three quarters
+ * of a -j run's page faults, and the first recordings of a run, with no array to reuse, a
+ * quarter of their time. */
+void tconv_rec_ev_reserve(tconv_rec *rec, size_t need)
+{
+    if (need > rec->capev)
+        tconv_big_grow((void **)&rec->ev, &rec->capev, rec->nev, need, sizeof(*rec->ev));
+}
+
+void tconv_rec_buf_free(tconv_rec_buf buf)
+{
+    tconv_big_free(buf.ev, buf.cap, sizeof(rec_ev));
+}
+
 void tconv_rec_event(tconv_rec *rec, const tconv_event *e)
 {
     rec_sync(rec);
-    TCONV_GROW(rec->ev, rec->capev, rec->nev + 1);
+    if (rec->nev == rec->capev) tconv_rec_ev_reserve(rec, rec->nev + 1);
     rec_ev *c = &rec->ev[rec->nev++];
     c->ts = e->ts;
     c->dur = e->dur;

@@ -48,4 +48,7 @@ struct tconv_rec {
     size_t nsmap, ntmap;
 };
 
+/* Room for need events in rec->ev, which only this grows (core/record.c says why). */
+void tconv_rec_ev_reserve(tconv_rec *rec, size_t need);
+
 #endif

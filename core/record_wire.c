@@ -213,8 +213,8 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
             w->bad = 1;
     }
     size_t nev = wire_count(w, sizeof(rec_ev));
-    rec->ev = nev ? tconv_xmalloc(nev * sizeof(*rec->ev)) : NULL;
-    rec->nev = rec->capev = nev;
+    tconv_rec_ev_reserve(rec, nev);
+    rec->nev = nev;
     for (size_t i = 0; i < nev && !w->bad; i++) {
         rec_ev *e = &rec->ev[i];
         tconv_wire_get(w, e, sizeof(*e));
@@ -224,7 +224,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
     rec->nstr = (uint32_t)nstr;
     rec->ntrack = (uint32_t)ntrack;
     if (w->bad || w->pos != w->len) {
-        free(tconv_rec_free(rec).ev);
+        tconv_rec_buf_free(tconv_rec_free(rec));
         tconv_ctx_free(c);
         *wctx = NULL;
         return NULL;

@@ -428,7 +428,7 @@ static void run_job_free(void *v)
             buf.ev = NULL;
         }
         pthread_mutex_unlock(&p->mu);
-        free(buf.ev);
+        tconv_rec_buf_free(buf);
     }
     tconv_ctx_free(j->ctx);
     free(j);
@@ -595,7 +595,7 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
     }
     tconv_mpi_stop(r->mpi);
     for (size_t i = 0; i < par.nspare; i++)
-        free(par.spare[i].ev);
+        tconv_rec_buf_free(par.spare[i]);
     pthread_mutex_destroy(&par.mu);
     tconv_inputs_free(&inputs);
     return TCONV_DONE; /* rank 0's outcome replaces it */
@@ -982,6 +982,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     if (r->mpi) tconv_mpi_plan(r->mpi, &inputs);
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
+    if (jobs) tconv_sink_set_threads(sink, threads);
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0};
     int me = r->mpi ? tconv_mpi_rank(r->mpi) : 0;
@@ -1004,7 +1005,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     tconv_jobs_stop(jobs, run_job_free);
     if (r->mpi) tconv_mpi_stop(r->mpi);
     for (size_t i = 0; i < par.nspare; i++)
-        free(par.spare[i].ev);
+        tconv_rec_buf_free(par.spare[i]);
     pthread_mutex_destroy(&par.mu);
     if (r->coll_on) st = run_coll_agree(r, &cs, st, usage, 0);
     free(cs.pos);

@@ -25,6 +25,25 @@ same warnings -w text-ordered "$CH/bad-events.json" "$CH/out-of-order.json" "$CH
     "$CH/non-utf8.json" "$CH/duplicate-keys.json"
 grep -q "warning" "$TMP/warnings.1.err" || fail "warnings: the inputs gave no warning"
 same warnings-v -v -w folded "$CH/bad-events.json" "$CH/out-of-order.json" "$CH/non-utf8.json"
+# The finish of pprof and folded flushes tracks on the threads: spans never ended, closed at
+# their track's last time 83 hours later (a length the ordering stage keeps in a full copy),
+# with the repair warnings, on six tracks of each of two inputs.
+for k in 0 1; do
+    {
+        printf '{"traceEvents":['
+        for t in 0 1 2 3 4 5; do
+            printf '{"ph":"X","name":"a%s","cat":"cpu_op","pid":%s,"tid":%s,"ts":0,"dur":5},' "$t" "$k" "$t"
+            printf '{"ph":"B","name":"open%s","cat":"cpu_op","pid":%s,"tid":%s,"ts":10},' "$t" "$k" "$t"
+            printf '{"ph":"X","name":"far","cat":"cpu_op","pid":%s,"tid":%s,"ts":300000000000,"dur":1}' "$k" "$t"
+            [ "$t" = 5 ] || printf ','
+        done
+        printf ']}\n'
+    } >"$TMP/far$k.json"
+done
+for w in pprof folded; do
+    same "far-$w" -w "$w" "$TMP/far0.json" "$TMP/far1.json"
+done
+grep -q "never ended" "$TMP/far-folded.1.err" || fail "far: no repair warning"
 # A malformed input among good ones: its error, no output; with --keep-going, the rest.
 for w in text folded pprof otf2; do
     same "malformed-$w" -w "$w" "$CH/all-phases.json" "$CH/truncated-in-event.json" "$CH/flow_simple.json"
