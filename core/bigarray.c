@@ -1,10 +1,10 @@
-/* Arrays of tens of MB that are appended to and read once (a -j recording's events, a flushed
- * track's samples). Grown with realloc, such an array is copied at each step into pages never
- * touched, and the page faults cost more than the work that fills it. On Linux an array of a
- * MB or more is a mapping of its own, which mremap grows without a copy (the pages move), with
- * transparent huge pages where the system gives them on request (a fault per 2 MB). Faulting
- * the pages in ahead (MADV_POPULATE_WRITE) was tried: a third fewer page faults, no less CPU,
- * and the spare capacity of every array in memory (a -j 2 benchmark run at 126 MB, not 101). */
+/* Arrays of tens of MB that are appended to and read once (a -j recording's events). Grown with
+ * realloc, such an array is copied at each step into pages never touched, and the page faults cost
+ * more than the work that fills it. On Linux an array of a MB or more is a mapping of its own,
+ * which mremap grows without a copy (the pages move), with transparent huge pages where the system
+ * gives them on request (a fault per 2 MB). Faulting the pages in ahead (MADV_POPULATE_WRITE) was
+ * tried: a third fewer page faults, no less CPU, and the spare capacity of every array in memory (a
+ * -j 2 benchmark run at 126 MB, not 101). */
 /* ThreadSanitizer does not follow mremap (pages it moves keep the shadow of their old address,
  * and the new address the stale shadow of whatever was there): under it, realloc. */
 #if defined(__has_feature)

@@ -380,8 +380,6 @@ uint64_t tconv_sink_events(const tconv_sink *s);
 /* Events readers pushed that passed the checks, held by --keep-going or not. */
 uint64_t tconv_sink_accepted(const tconv_sink *s);
 /* Called every few thousand events, for a progress line. */
-/* Threads the finish may use (tconv -j): more than 1 flushes a profile writer's tracks on them. */
-void tconv_sink_set_threads(tconv_sink *s, unsigned threads);
 void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t events), void *user);
 /* --keep-going: from stage_begin, what readers push is checked and held; commit passes it on
  * (a FATAL there is the writer's or a stage's, not the input's), discard drops it and what it
@@ -419,11 +417,6 @@ typedef struct tconv_stack tconv_stack;
 tconv_stack *tconv_stack_new(tconv_ctx *ctx, tconv_emit_fn emit, void *user);
 tconv_status tconv_stack_event(void *stack, const tconv_event *ev);
 void tconv_stack_free(tconv_stack *s);
-/* The ordering stage's flush into the stack stage, tracks flushed on `threads` threads, stack
- * (which emits to emit) taking those the main thread flushes in line; the same calls to emit,
- * warnings and lanes as tconv_order_flush(o, tconv_stack_event, stack) (core/orderjobs.c). */
-tconv_status tconv_order_flush_stacks(tconv_ctx *ctx, tconv_order *o, unsigned threads,
-                                      tconv_stack *stack, tconv_emit_fn emit, void *user);
 extern const tconv_sample_type tconv_stack_sample_types[2];
 
 /* Stack table (include/tconv/stacktab.h): the core's own stages embed one rather than

@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "order_out.h"
 
 /* rec.kind: the event kind in the low bits, the record's state above. */
 enum {
@@ -422,18 +421,6 @@ typedef struct order_run {
     tconv_emit_fn emit;
     void *user;
     tconv_status st;
-    /* A flush on several threads (core/orderjobs.c): tracks flushed at once share nothing they
-     * write. A worker's run (out) keeps warnings and lanes for the main thread to make in their
-     * place; while workers run, names a pairing completes are the run's own (o->names may not
-     * move under them), and so is the arena of merged args. */
-    tconv_order_out *out;
-    int local;
-    order_names *lnames;
-    size_t nlnames, caplnames;
-    tconv_arena *arena;
-    tconv_event *lfull; /* full copies made while workers run: o->full may not move either */
-    size_t nlfull, caplfull;
-    size_t freed; /* bytes of chunks freed by a worker, for the main thread's count */
 } order_run;
 
 /* Chunk k holds ORDER_CHUNK_MIN << k records up to ORDER_CHUNK_MAX (all full but the last), so
@@ -473,20 +460,15 @@ static void order_done(order_run *r, uint32_t i)
 {
     size_t k = order_chunk_of(i);
     if (--r->pending[k] == 0) {
-        r->freed += order_chunk_size(r->chunks[k]->cap);
+        r->o->bytes -= order_chunk_size(r->chunks[k]->cap);
         free(r->chunks[k]);
         r->chunks[k] = NULL;
     }
 }
 
-/* A full copy's slot with this bit is in the run's own lfull. */
-#define ORDER_SLOT_LOCAL (UINT64_C(1) << 47)
-
 static tconv_event *order_full(const order_run *r, const order_rec *x)
 {
-    uint64_t slot = order_slot(x);
-    if (slot & ORDER_SLOT_LOCAL) return &r->lfull[slot & ~ORDER_SLOT_LOCAL];
-    return &r->o->full[slot];
+    return &r->o->full[order_slot(x)];
 }
 
 static int64_t order_ts(const order_run *r, const order_rec *x)
@@ -495,53 +477,9 @@ static int64_t order_ts(const order_run *r, const order_rec *x)
     return off == ORDER_OFF_FAR ? order_full(r, x)->ts : r->base + off;
 }
 
-/* Names of the run's own (see order_run) carry this bit. */
-#define ORDER_NAMES_LOCAL 0x80000000u
-
 static const order_names *order_names_of(const order_run *r, const order_rec *x)
 {
-    if (x->names & ORDER_NAMES_LOCAL) return &r->lnames[x->names & ~ORDER_NAMES_LOCAL];
     return &r->o->names[x->names];
-}
-
-static uint32_t order_names_complete(order_run *r, order_names key)
-{
-    if (!r->local) return order_names_get(r->o, key);
-    TCONV_GROW(r->lnames, r->caplnames, r->nlnames + 1);
-    r->lnames[r->nlnames] = key;
-    return (uint32_t)r->nlnames++ | ORDER_NAMES_LOCAL;
-}
-
-void tconv_order_warn_now(tconv_ctx *ctx, const tconv_order_warn *w)
-{
-    switch (w->what) {
-    case TCONV_ORDER_WARN_END:
-        tconv_warning_add(ctx, "order.end-without-begin",
-                          "an end event at %lld ns on track %u has no open span; dropped",
-                          (long long)w->t0, w->track);
-        break;
-    case TCONV_ORDER_WARN_UNCLOSED:
-        tconv_warning_add(ctx, "order.unclosed-span",
-                          "span '%s' begun at %lld ns on track %u is never ended; closed at the "
-                          "track's last time",
-                          tconv_string_get(ctx, w->name), (long long)w->t0, w->track);
-        break;
-    case TCONV_ORDER_WARN_OUTLIVES:
-        tconv_warning_add(ctx, "order.child-outlives-parent",
-                          "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
-                          "clipped to the parent's end",
-                          tconv_string_get(ctx, w->name), (long long)w->t0, (long long)w->t1,
-                          tconv_string_get(ctx, w->parent), (long long)w->t2);
-        break;
-    }
-}
-
-static void order_warn(order_run *r, const tconv_order_warn *w)
-{
-    if (r->out)
-        tconv_order_out_warn(r->out, w);
-    else
-        tconv_order_warn_now(r->o->ctx, w);
 }
 
 static int64_t order_dur(const order_run *r, const order_rec *x)
@@ -555,13 +493,6 @@ static void order_set_dur(order_run *r, order_rec *x, int64_t dur)
         order_full(r, x)->dur = dur;
     } else if (dur >= 0 && (uint64_t)dur <= ORDER_SLOT_MAX) {
         order_set_slot(x, (uint64_t)dur);
-    } else if (r->local) {
-        TCONV_GROW(r->lfull, r->caplfull, r->nlfull + 1);
-        tconv_event *f = &r->lfull[r->nlfull];
-        *f = (tconv_event)TCONV_EVENT_INIT;
-        f->dur = dur;
-        x->kind |= ORDER_K_FULL;
-        order_set_slot(x, r->nlfull++ | ORDER_SLOT_LOCAL);
     } else {
         tconv_event e = TCONV_EVENT_INIT;
         e.dur = dur;
@@ -655,7 +586,7 @@ static void order_emit_begin(order_run *r, uint32_t i, int64_t end)
         const tconv_event *end_ev = &r->o->full[r->endargs[lo].end_full];
         if (end_ev->nargs) {
             tconv_arg *args =
-                tconv_arena_alloc(r->arena, (e.nargs + end_ev->nargs) * sizeof(*args));
+                tconv_arena_alloc(&r->o->arena, (e.nargs + end_ev->nargs) * sizeof(*args));
             if (e.nargs) memcpy(args, e.args, e.nargs * sizeof(*args));
             memcpy(args + e.nargs, end_ev->args, end_ev->nargs * sizeof(*args));
             e.args = args;
@@ -733,6 +664,7 @@ static int order_cmp_endargs(const void *a, const void *b)
 /* Pair BEGIN and END in time order: the BEGIN gets the span's length, the END is retired. */
 static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_t last)
 {
+    tconv_ctx *ctx = r->o->ctx;
     uint32_t *open = NULL;
     size_t nopen = 0, capopen = 0, capendargs = 0;
     for (size_t k = 0; k < n; k++) {
@@ -744,9 +676,9 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
         } else if (kind == TCONV_EV_END) {
             e->kind |= ORDER_K_DEAD;
             if (!nopen) {
-                order_warn(r, &(tconv_order_warn){.what = TCONV_ORDER_WARN_END,
-                                                  .track = r->track,
-                                                  .t0 = order_ts(r, e)});
+                tconv_warning_add(ctx, "order.end-without-begin",
+                                  "an end event at %lld ns on track %u has no open span; dropped",
+                                  (long long)order_ts(r, e), r->track);
                 continue;
             }
             uint32_t bi = open[--nopen];
@@ -756,7 +688,7 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
             if ((!bn.name && en.name) || (!bn.cat && en.cat)) {
                 if (!bn.name) bn.name = en.name;
                 if (!bn.cat) bn.cat = en.cat;
-                b->names = order_names_complete(r, bn);
+                b->names = order_names_get(r->o, bn);
             }
             order_set_dur(r, b, order_ts(r, e) - order_ts(r, b));
             if (e->kind & ORDER_K_FULL) {
@@ -768,10 +700,11 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
     }
     while (nopen) {
         order_rec *b = order_at(r, open[--nopen]);
-        order_warn(r, &(tconv_order_warn){.what = TCONV_ORDER_WARN_UNCLOSED,
-                                          .track = r->track,
-                                          .name = order_names_of(r, b)->name,
-                                          .t0 = order_ts(r, b)});
+        tconv_warning_add(ctx, "order.unclosed-span",
+                          "span '%s' begun at %lld ns on track %u is never ended; closed at the "
+                          "track's last time",
+                          tconv_string_get(ctx, order_names_of(r, b)->name),
+                          (long long)order_ts(r, b), r->track);
         b->flags |= TCONV_EVF_REPAIRED;
         b->kind |= ORDER_K_AUX;
         int64_t bts = order_ts(r, b);
@@ -784,6 +717,7 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
 /* Emit the track in order: ENDs when the next event starts at or after them. */
 static void order_emit_all(order_run *r, const uint32_t *idx, size_t n)
 {
+    tconv_ctx *ctx = r->o->ctx;
     order_open *stack = NULL;
     size_t depth = 0, capstack = 0;
     for (size_t k = 0; k < n && r->st == TCONV_OK; k++) {
@@ -801,13 +735,13 @@ static void order_emit_all(order_run *r, const uint32_t *idx, size_t n)
         int64_t end = order_span_end(r, x);
         if (depth && end > stack[depth - 1].end) {
             const order_open *p = &stack[depth - 1];
-            order_warn(r,
-                       &(tconv_order_warn){.what = TCONV_ORDER_WARN_OUTLIVES,
-                                           .name = order_names_of(r, x)->name,
-                                           .parent = order_names_of(r, order_at(r, p->rec))->name,
-                                           .t0 = start,
-                                           .t1 = end,
-                                           .t2 = p->end});
+            tconv_warning_add(ctx, "order.child-outlives-parent",
+                              "span '%s' [%lld, %lld] ns ends after its parent '%s' (ends %lld); "
+                              "clipped to the parent's end",
+                              tconv_string_get(ctx, order_names_of(r, x)->name), (long long)start,
+                              (long long)end,
+                              tconv_string_get(ctx, order_names_of(r, order_at(r, p->rec))->name),
+                              (long long)p->end);
             end = p->end;
             x->flags |= TCONV_EVF_REPAIRED;
         }
@@ -885,12 +819,7 @@ static void order_emit_lanes(order_run *r, uint32_t *idx, size_t n)
         size_t m = 0;
         for (size_t k = 0; k < n; k++)
             if (lane[k] == l) sub[m++] = idx[k];
-        if (!l)
-            r->track = track;
-        else if (r->out) /* made by the main thread in its place; a stand-in id until then */
-            r->track = tconv_order_out_lane(r->out, track, (unsigned)l);
-        else
-            r->track = tconv_track_lane(r->o->ctx, track, (unsigned)l);
+        r->track = l ? tconv_track_lane(r->o->ctx, track, (unsigned)l) : track;
         order_emit_all(r, sub, m);
     }
     r->track = track;
@@ -898,29 +827,22 @@ static void order_emit_lanes(order_run *r, uint32_t *idx, size_t n)
     free(lane);
 }
 
-/* One track's flush: out and local as in order_run; input and kind are the track's (a worker may
- * not read the track table, which the main thread grows). */
-static tconv_status order_track_run(tconv_order *o, uint32_t track, uint32_t input, unsigned kind,
-                                    tconv_emit_fn emit, void *user, tconv_order_out *out, int local)
+static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn emit, void *user)
 {
+    tconv_ctx *ctx = o->ctx;
     order_list *l = &o->lists[track];
     size_t n = l->n;
-    if (n > UINT32_MAX) { /* never a worker's: it takes only tracks of bounded size */
-        tconv_error_set(o->ctx, "track %u has more than 2^32 events; split the input", track);
+    if (n > UINT32_MAX) {
+        tconv_error_set(ctx, "track %u has more than 2^32 events; split the input", track);
         return TCONV_FATAL;
     }
     order_run r = {.o = o,
                    .track = track,
-                   .input = input,
+                   .input = tconv_track_describe(ctx, track)->input,
                    .base = l->base,
                    .emit = emit,
                    .user = user,
-                   .st = TCONV_OK,
-                   .out = out,
-                   .local = local || out,
-                   .arena = &o->arena};
-    tconv_arena own = {0};
-    if (out) r.arena = &own;
+                   .st = TCONV_OK};
     size_t capchunks = 0;
     for (order_chunk *c = l->head; c; c = c->next) {
         TCONV_GROW(r.chunks, capchunks, r.nchunks + 1);
@@ -944,6 +866,7 @@ static tconv_status order_track_run(tconv_order *o, uint32_t track, uint32_t inp
     for (size_t k = 0; k < n; k++)
         if (order_at(&r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(&r, (uint32_t)k);
     order_sort(&r, idx, live, order_cmp_emit);
+    unsigned kind = tconv_track_describe(ctx, track)->kind;
     if (kind == TCONV_TRACK_GPU || kind == TCONV_TRACK_ASYNC)
         order_emit_lanes(&r, idx, live);
     else
@@ -953,26 +876,13 @@ static tconv_status order_track_run(tconv_order *o, uint32_t track, uint32_t inp
     free(r.endargs);
     for (size_t k = 0; k < r.nchunks; k++)
         if (r.chunks[k]) {
-            r.freed += order_chunk_size(r.chunks[k]->cap);
+            o->bytes -= order_chunk_size(r.chunks[k]->cap);
             free(r.chunks[k]);
         }
     free(r.chunks);
     free(r.pending);
-    free(r.lnames);
-    free(r.lfull);
-    tconv_arena_free(&own);
     l->n = 0;
-    if (out)
-        tconv_order_out_freed(out, r.freed);
-    else
-        o->bytes -= r.freed;
     return r.st;
-}
-
-static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn emit, void *user)
-{
-    const tconv_track *k = tconv_track_describe(o->ctx, track);
-    return order_track_run(o, track, k->input, k->kind, emit, user, NULL, 0);
 }
 
 tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user)
@@ -981,25 +891,4 @@ tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user)
     for (uint32_t t = 0; t < o->nlists && st == TCONV_OK; t++)
         if (o->lists[t].n) st = order_track(o, t, emit, user);
     return st;
-}
-
-uint32_t tconv_order_ntracks(const tconv_order *o)
-{
-    return (uint32_t)o->nlists;
-}
-
-size_t tconv_order_track_events(const tconv_order *o, uint32_t track)
-{
-    return track < o->nlists ? o->lists[track].n : 0;
-}
-
-void tconv_order_forget(tconv_order *o, size_t bytes)
-{
-    o->bytes -= bytes;
-}
-
-tconv_status tconv_order_track_apart(tconv_order *o, uint32_t track, uint32_t input, unsigned kind,
-                                     tconv_emit_fn emit, void *user, tconv_order_out *out)
-{
-    return order_track_run(o, track, input, kind, emit, user, out, 1);
 }

@@ -982,7 +982,6 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     if (r->mpi) tconv_mpi_plan(r->mpi, &inputs);
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
-    if (jobs) tconv_sink_set_threads(sink, threads);
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0};
     int me = r->mpi ? tconv_mpi_rank(r->mpi) : 0;

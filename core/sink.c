@@ -57,7 +57,6 @@ struct tconv_sink {
     /* A worker's sink (tconv -j): checked events go to the recording, not to a writer. */
     tconv_rec *rec;
     const atomic_int *abandon;
-    unsigned threads; /* for the finish: more than 1 flushes tracks on threads (tconv -j) */
 };
 
 enum { SINK_PROGRESS_EVERY = 1 << 16 };
@@ -66,11 +65,6 @@ void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t even
 {
     s->progress = fn;
     s->progress_user = user;
-}
-
-void tconv_sink_set_threads(tconv_sink *s, unsigned threads)
-{
-    s->threads = threads;
 }
 
 tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate)
@@ -602,11 +596,7 @@ tconv_status tconv_sink_finish(tconv_sink *s)
         /* The stack stage passes on whatever else an ordered writer buffered. */
         tconv_stack *stack = tconv_stack_new(ctx, sink_emit, s);
         if (s->gpu) tconv_stack_attach_gpu(stack, s->gpu);
-        const tconv_selection *sel = &ctx->selection;
-        if (s->threads > 1 && !s->gpu && !sel->window && !sel->steps && !sel->keep)
-            st = tconv_order_flush_stacks(ctx, s->order, s->threads, stack, sink_emit, s);
-        else
-            st = sink_flush(s, tconv_stack_event, stack);
+        st = sink_flush(s, tconv_stack_event, stack);
         tconv_stack_free(stack);
         /* GPU work whose launch came on a later track (streams may sort before threads). */
         if (st == TCONV_OK && s->gpu) st = tconv_gpu_flush(s->gpu);
