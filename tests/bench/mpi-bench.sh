@@ -11,6 +11,7 @@
 #   WRITERS    default "pprof folded"
 #   PROCS      the mpirun -n values, default "2"
 #   RUNS       runs per measurement, the best of which is shown (default 3)
+#   OMPI_MCA_pml=ob1  on one machine: Open MPI without UCX, whose probing costs 0.2 s per start
 #
 # The traces are those of tests/bench/jobs-bench.sh. Each MPI run's output is checked to be
 # byte-identical to the single process's. Wall time is the whole mpirun's (start-up included);
