@@ -180,10 +180,13 @@ static const char *sink_input_name(const tconv_ctx *ctx)
 }
 
 /* In stack mode: spans of one input and samples of another can share an output only when the
- * samples already carry what spans become (count, self time). */
+ * samples already carry what spans become (count, self time). Other writers keep spans as
+ * spans: nothing to mix. */
 static tconv_status sink_check_spans(tconv_sink *s)
 {
-    if (!s->have_spans || !s->sample_types || s->span_input == s->sample_input) return TCONV_OK;
+    if (s->mode != SINK_STACKS || !s->have_spans || !s->sample_types ||
+        s->span_input == s->sample_input)
+        return TCONV_OK;
     char *spans = s->gpu ? sink_types_text(tconv_gpu_sample_types, 3)
                          : sink_types_text(tconv_stack_sample_types, 2);
     tconv_status st = TCONV_OK;
