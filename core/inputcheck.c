@@ -30,10 +30,9 @@ struct tconv_inputcheck {
      * the writer, checked again at each new input's first sample; and for a profile writer,
      * the first input with spans, whose samples are self times. An input that would mix units
      * is refused, never silently summed. */
-    uint32_t sample_input, sample_last, span_input, span_last;
+    uint32_t sample_input, sample_last, span_input;
     char *sample_from, *sample_types, *span_from;
-    int logging;   /* keeps the log */
-    int each_span; /* checks every input's first span, not only the run's */
+    int logging; /* keeps the log, and checks nothing: rank 0 will */
     tconv_inputcheck_log log;
     /* replaying: per position, whether its input had declared launch stacks (else the ctx's) */
     unsigned char *launch_of;
@@ -138,9 +137,9 @@ int tconv_inputcheck_wants_sample(const tconv_inputcheck *c, uint32_t input)
     return !c->sample_types || input != c->sample_last;
 }
 
-int tconv_inputcheck_wants_span(const tconv_inputcheck *c, uint32_t input)
+int tconv_inputcheck_wants_span(const tconv_inputcheck *c)
 {
-    return c->stacks && (!c->span_from || (c->each_span && input != c->span_last));
+    return c->stacks && !c->span_from;
 }
 
 /* The check itself, of sample types given as text (taken). */
@@ -173,19 +172,27 @@ tconv_status tconv_inputcheck_sample(tconv_inputcheck *c, tconv_ctx *ctx, uint32
     size_t n = 0;
     const tconv_sample_type *t = tconv_sampletypes_get(ctx, &n, NULL);
     char *types = tconv_inputcheck_types_text(t, n);
-    if (c->logging) ic_log(c, ctx, IC_SAMPLE, input, name, types, own);
-    return ic_sample(c, ctx, input, name, types);
+    if (!c->logging) return ic_sample(c, ctx, input, name, types);
+    /* A rank's inputs alone may disagree where the run's do not (an input that declares no
+     * types inherits another rank's): the rank logs each input's first sample, no more. */
+    ic_log(c, ctx, IC_SAMPLE, input, name, types, own);
+    c->sample_last = input;
+    if (!c->sample_types)
+        c->sample_types = types;
+    else
+        free(types);
+    return TCONV_OK;
 }
 
 tconv_status tconv_inputcheck_span(tconv_inputcheck *c, tconv_ctx *ctx, uint32_t input,
                                    const char *name)
 {
-    if (c->logging) ic_log(c, ctx, IC_SPAN, input, name, NULL, 0);
-    c->span_last = input;
     if (c->span_from) return TCONV_OK;
     c->span_input = input;
     c->span_from = tconv_xstrdup(name);
-    return ic_check_spans(c, ctx);
+    if (!c->logging) return ic_check_spans(c, ctx);
+    ic_log(c, ctx, IC_SPAN, input, name, NULL, 0);
+    return TCONV_OK;
 }
 
 void tconv_inputcheck_save(const tconv_inputcheck *c, tconv_inputcheck_mark *m)
@@ -193,14 +200,12 @@ void tconv_inputcheck_save(const tconv_inputcheck *c, tconv_inputcheck_mark *m)
     m->had_samples = c->sample_types != NULL;
     m->had_spans = c->span_from != NULL;
     m->sample_last = c->sample_last;
-    m->span_last = c->span_last;
     m->nlog = c->log.n;
 }
 
 void tconv_inputcheck_restore(tconv_inputcheck *c, const tconv_inputcheck_mark *m)
 {
     c->sample_last = m->sample_last;
-    c->span_last = m->span_last;
     if (!m->had_samples) {
         free(c->sample_types);
         free(c->sample_from);
@@ -217,7 +222,7 @@ void tconv_inputcheck_restore(tconv_inputcheck *c, const tconv_inputcheck_mark *
 
 void tconv_inputcheck_log_start(tconv_inputcheck *c)
 {
-    c->logging = c->each_span = 1;
+    c->logging = 1;
 }
 
 void tconv_inputcheck_input_end(tconv_inputcheck *c, tconv_ctx *ctx, uint32_t input)
@@ -296,7 +301,6 @@ tconv_status tconv_inputcheck_replay(const tconv_inputcheck *c, tconv_ctx *ctx,
      * order logged, puts every input's entries where one process makes them. */
     qsort(l->e, l->n, sizeof(*l->e), ic_entry_cmp);
     tconv_inputcheck *r = tconv_inputcheck_new(c->writer, c->stacks, c->gpu);
-    r->each_span = 1;
     size_t npos = 0;
     for (size_t i = 0; i < l->n; i++)
         if (l->e[i].input + 1 > npos) npos = (size_t)l->e[i].input + 1;
@@ -318,8 +322,7 @@ tconv_status tconv_inputcheck_replay(const tconv_inputcheck *c, tconv_ctx *ctx,
             if (tconv_inputcheck_wants_sample(r, input))
                 st = ic_sample(r, ctx, input, name, tconv_xstrdup(types));
         } else if (e->kind == IC_SPAN) {
-            if (tconv_inputcheck_wants_span(r, input))
-                st = tconv_inputcheck_span(r, ctx, input, name);
+            if (tconv_inputcheck_wants_span(r)) st = tconv_inputcheck_span(r, ctx, input, name);
         } else if (e->own && e->types) {
             free(carried);
             carried = tconv_xstrdup(e->types);

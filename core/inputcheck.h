@@ -3,9 +3,11 @@
  * own types, holds one input's spans and another's samples only if the types agree.
  *
  * The sink makes them as events come (core/sink.c). In an MPI run whose writer runs on every
- * rank, each rank's sink sees its own inputs only: it also keeps a log of what the checks were
- * given, input by input, and rank 0 makes them again over every rank's log in the run's input
- * order (core/run.c), with this same code, so the run fails where, and as, one process would. */
+ * rank, each rank's sink sees its own inputs only, which may disagree where the run's do not
+ * (an input that declares no sample types inherits the last declared, maybe on another rank):
+ * there the sink's checks only log what they are given, input by input, and rank 0 makes them
+ * over every rank's log in the run's input order (core/run.c), with this same code, so the run
+ * fails where, and as, one process would. */
 #ifndef TCONV_INPUTCHECK_H
 #define TCONV_INPUTCHECK_H
 
@@ -22,21 +24,22 @@ void tconv_inputcheck_free(tconv_inputcheck *c);
 /* The sample types of ctx as text: "samples/count, wall/nanoseconds" (malloc'd). */
 char *tconv_inputcheck_types_text(const tconv_sample_type *t, size_t n);
 
-/* Whether a sample (a span) of input must be checked: its input's first. */
+/* Whether a sample of input must be checked (each input's first), a span (the run's first, for
+ * a profile writer; a rank's first, logged, is enough: the run's is one of them). */
 int tconv_inputcheck_wants_sample(const tconv_inputcheck *c, uint32_t input);
-int tconv_inputcheck_wants_span(const tconv_inputcheck *c, uint32_t input);
+int tconv_inputcheck_wants_span(const tconv_inputcheck *c);
 /* The first sample of input, named name, of the sample types ctx holds now: own when the input
  * declared them itself (else they are an earlier input's). TCONV_FATAL with the error on ctx. */
 tconv_status tconv_inputcheck_sample(tconv_inputcheck *c, tconv_ctx *ctx, uint32_t input,
                                      const char *name, int own);
-/* The first span of input (a profile writer's only). */
+/* The first span, in input. */
 tconv_status tconv_inputcheck_span(tconv_inputcheck *c, tconv_ctx *ctx, uint32_t input,
                                    const char *name);
 
 /* --keep-going: the checks as an input found them, to forget what a failed input told them. */
 typedef struct tconv_inputcheck_mark {
     int had_samples, had_spans;
-    uint32_t sample_last, span_last;
+    uint32_t sample_last;
     size_t nlog;
 } tconv_inputcheck_mark;
 void tconv_inputcheck_save(const tconv_inputcheck *c, tconv_inputcheck_mark *m);
@@ -45,7 +48,7 @@ void tconv_inputcheck_restore(tconv_inputcheck *c, const tconv_inputcheck_mark *
 /* ---- MPI, a writer on every rank ---- */
 /* The sink's. */
 tconv_inputcheck *tconv_sink_inputcheck(tconv_sink *s);
-/* From now on the checks keep their log (and ask about every input's first span). */
+/* From now on the checks keep their log and check nothing. */
 void tconv_inputcheck_log_start(tconv_inputcheck *c);
 /* input (the ctx's current) was read to its end: the sample types it leaves to the next. */
 void tconv_inputcheck_input_end(tconv_inputcheck *c, tconv_ctx *ctx, uint32_t input);

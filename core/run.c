@@ -754,10 +754,10 @@ static void run_coll_take_warnings(tconv_ctx *ctx, tconv_wire *w)
     }
 }
 
-/* Rank 0, after reading: the checks of each input against the inputs before it, which every
- * rank made over its own inputs only, made again over every rank's in input order. A failure
- * no later than the earliest failed read (first: its rank, or -1) is the run's, as one process
- * would have stopped there, with the same message. */
+/* Rank 0, after reading: the checks of each input against the inputs before it, which the
+ * ranks only logged (a rank's inputs alone are not the run's), made over every rank's log in
+ * input order (core/inputcheck.c). A failure no later than the earliest failed read (first:
+ * its rank, or -1) is the run's, as one process would have stopped there, with its message. */
 static int run_coll_recheck(tconv_run *r, const run_coll_state *cs, const run_coll_rank *rk,
                             int first, tconv_inputcheck_log *log)
 {
