@@ -5,7 +5,8 @@
 # malformed input on rank 1 ends the run on every rank: its message once, the single process's
 # exit status, no archive and no temporary directory left. Inputs on different ranks whose
 # sample types differ fail as in one process (the same stderr, exit status and input named),
-# however the run splits them, and a read failure before them wins over them as it does there.
+# however the run splits them, and a read failure before them wins over them as it does there;
+# with --keep-going each is refused in its place.
 # With --window the writer runs on rank 0 alone, and says so.
 # Arguments: TCONV TEST_PLUGINS SRC(tests) CORPUS
 set -euo pipefail
@@ -128,6 +129,21 @@ for n in 2 3; do
 done
 grep -q "have different sample types" "$TMP/types2.s.err" || fail "types: not the sample types' error"
 grep -q "truncated-in-event.json" "$TMP/bad-then-types2.s.err" || fail "bad-then-types: not the read error"
+# --keep-going (the writer runs on rank 0 alone): each refused input's message in its place, the
+# same stderr, exit status and archive.
+kg=(--keep-going -w otf2 "$SAMPLES" "${IN[0]}" "$TMP/big.stacks" "$CH/truncated-in-event.json"
+    "$TMP/small.stacks")
+set +e
+"$TCONV" "${kg[@]}" -o "$TMP/kg.s" 2>"$TMP/kg.s.err"
+want=$?
+timeout 300 "${MPIRUN[@]}" -n 3 "$TCONV" "${kg[@]}" -o "$TMP/kg.3" </dev/null 2>"$TMP/kg.3.err"
+rc=$?
+set -e
+[ "$rc" = "$want" ] || fail "keep-going: exit $rc, alone $want"
+[ "$(grep -c "have different sample types" "$TMP/kg.s.err")" = 2 ] || fail "keep-going: not both refused"
+diff "$TMP/kg.s.err" "$TMP/kg.3.err" >&2 || fail "keep-going: stderr differs"
+diff -r "$TMP/kg.s" "$TMP/kg.3" >&2 || fail "keep-going: the archive differs"
+echo "ok keep-going (exit $rc)"
 # Spans of one input and samples of another: the otf2 writer keeps spans as spans, no conflict.
 check spans-samples 2 "$SAMPLES" "${IN[0]}"
 
