@@ -264,7 +264,7 @@ static tconv_status sink_check_inputs(tconv_sink *s, const tconv_event *ev)
         if (tconv_inputcheck_sample(s->check, ctx, e.input, sink_input_name(ctx), own) != TCONV_OK)
             return TCONV_FATAL;
     }
-    if (sink_is_span(e.kind) && tconv_inputcheck_wants_span(s->check) &&
+    if (sink_is_span(e.kind) && s->mode == SINK_STACKS && tconv_inputcheck_wants_span(s->check) &&
         tconv_inputcheck_span(s->check, ctx, e.input, sink_input_name(ctx)) != TCONV_OK)
         return TCONV_FATAL;
     if (sink_is_span(e.kind)) s->have_spans = 1;
