@@ -123,6 +123,7 @@ TCONV_API int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample
     }
     ctx->nstypes = n;
     ctx->stype_default = default_index;
+    ctx->stypes_input = ctx->input;
     if (ctx->rec) tconv_rec_sampletypes(ctx->rec);
     return 0;
 }

@@ -133,6 +133,7 @@ struct tconv_ctx {
     size_t nwarnings, capwarnings;
     tconv_sample_type *stypes;
     size_t nstypes, stype_default;
+    uint32_t stypes_input;  /* the input that set them */
     tconv_collective *coll; /* the writer runs on every rank of an MPI run; else NULL */
     uint32_t input;         /* index of the input being read */
     char *input_name;       /* its name for messages, or NULL */

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inputcheck.h"
 #include "internal.h"
 #include "mpirank.h"
 
@@ -669,6 +670,7 @@ typedef struct run_coll_state {
     uint64_t fail_pos; /* input position of the failure, UINT64_MAX: none */
     uint32_t *pos;     /* by local input index: its position in the input list */
     size_t npos;
+    tconv_inputcheck *check; /* after reading: the sink's checks, whose log rank 0 replays */
 } run_coll_state;
 
 static void run_coll_encode(tconv_run *r, const run_coll_state *cs, int usage, tconv_wire *w)
@@ -684,6 +686,7 @@ static void run_coll_encode(tconv_run *r, const run_coll_state *cs, int usage, t
     tconv_wire_u64(w, cs->npos);
     for (size_t i = 0; i < cs->npos; i++)
         tconv_wire_u64(w, cs->pos[i]);
+    if (cs->check) tconv_inputcheck_log_encode(cs->check, cs->pos, cs->npos, w);
     tconv_wire_u64(w, n);
     for (size_t i = 0; i < n; i++)
         tconv_wire_str(w, chain[i]);
@@ -751,6 +754,21 @@ static void run_coll_take_warnings(tconv_ctx *ctx, tconv_wire *w)
     }
 }
 
+/* Rank 0, after reading: the checks of each input against the inputs before it, which the
+ * ranks only logged (a rank's inputs alone are not the run's), made over every rank's log in
+ * input order (core/inputcheck.c). A failure no later than the earliest failed read (first:
+ * its rank, or -1) is the run's, as one process would have stopped there, with its message. */
+static int run_coll_recheck(tconv_run *r, const run_coll_state *cs, const run_coll_rank *rk,
+                            int first, tconv_inputcheck_log *log)
+{
+    uint64_t limit = first >= 0 ? rk[first].fail_pos : UINT64_MAX, at = 0;
+    tconv_ctx *scratch = tconv_ctx_new();
+    int failed = tconv_inputcheck_replay(cs->check, scratch, log, limit, &at) != TCONV_OK;
+    if (failed) tconv_error_move(r->ctx, scratch);
+    tconv_ctx_free(scratch);
+    return failed;
+}
+
 /* Returns the run's status on every rank; on rank 0 with the error to show. */
 static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_status st, int *usage,
                                    int final)
@@ -776,6 +794,7 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
     size_t *gcounts = NULL;
     if (me == 0) {
         run_coll_rank *rk = tconv_xcalloc((size_t)size, sizeof(*rk));
+        tconv_inputcheck_log *log = final ? NULL : tconv_inputcheck_log_new();
         int first = -1, nall = 0;
         for (int q = 0, off = 0; q < size; off += (int)counts[q], q++) {
             tconv_wire *x = &rk[q].w;
@@ -790,6 +809,7 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
             rk[q].pos = tconv_xcalloc(rk[q].npos ? (size_t)rk[q].npos : 1, sizeof(uint64_t));
             for (uint64_t i = 0; i < rk[q].npos; i++)
                 rk[q].pos[i] = tconv_wire_get_u64(x);
+            if (log) tconv_inputcheck_log_decode(log, x);
             nall += (int)rk[q].npos;
             if (rk[q].fail_pos != UINT64_MAX &&
                 (first < 0 || (!final && rk[q].fail_pos < rk[first].fail_pos)))
@@ -801,9 +821,12 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
         } else if (first < 0 || !final) {
             /* rank 0's own error, or none, stays */
         }
-        word[0] = first >= 0;
+        int recheck = log && run_coll_recheck(r, cs, rk, first, log);
+        tconv_inputcheck_log_free(log);
+        if (recheck) *usage = 0;
+        word[0] = first >= 0 || recheck;
         word[1] = *usage;
-        if (!final && first < 0) {
+        if (!final && first < 0 && !recheck) {
             for (int q = 0; q < size; q++) {
                 r->stats.inputs += (uint32_t)(q ? rk[q].inputs : 0);
                 r->tried += (uint32_t)(q ? rk[q].tried : 0);
@@ -983,7 +1006,11 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
     tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
     tconv_status st = TCONV_OK;
-    run_coll_state cs = {UINT64_MAX, NULL, 0};
+    run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
+    if (r->coll_on) {
+        cs.check = tconv_sink_inputcheck(sink);
+        tconv_inputcheck_log_start(cs.check);
+    }
     int me = r->mpi ? tconv_mpi_rank(r->mpi) : 0;
     for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
         /* A writer on every rank: each reads its own inputs in line, and no others. */
@@ -997,6 +1024,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         if (r->coll_on && r->stats.inputs > before) {
             TCONV_GROW(cs.pos, cs.npos, (size_t)before + 1);
             cs.pos[before] = (uint32_t)i;
+            if (st == TCONV_OK) tconv_inputcheck_input_end(cs.check, r->ctx, before);
         }
         if (st != TCONV_OK) cs.fail_pos = i;
     }
@@ -1094,7 +1122,7 @@ static tconv_outcome run_convert(tconv_run *r)
         else if (st != TCONV_OK && !tconv_ctx_interrupted(ctx))
             tconv_error_wrap(ctx, "writing '%s' failed", tconv_output_name(out));
         if (r->coll_on) {
-            run_coll_state cs = {UINT64_MAX, NULL, 0};
+            run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
             st = run_coll_agree(r, &cs, st, &usage, 1);
         }
     }

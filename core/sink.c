@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "inputcheck.h"
 #include "internal.h"
 
 enum { SINK_DIRECT, SINK_ORDERED, SINK_STACKS };
@@ -19,8 +20,8 @@ typedef struct sink_stage {
     size_t n, cap;
     tconv_arena data; /* args, frames and values of the staged events */
     /* the sink as the input found it */
-    int have_spans, have_samples, had_sample_types, had_span_from;
-    uint32_t sample_last;
+    int have_spans, have_samples;
+    tconv_inputcheck_mark check;
     uint32_t ntracks; /* tracks before the input: the input's own come after */
 } sink_stage;
 
@@ -40,13 +41,8 @@ struct tconv_sink {
     uint64_t (*not_work)[TCONV_ROLE_MAX];
     size_t nnot_work;
     int have_spans, have_samples;
-    /* One output holds one set of sample types: those of the first input whose samples reached
-     * the writer, as text ("samples/count, cycles/count"), checked again at each new input's
-     * first sample; and in stack mode, the first input with spans, whose samples are self
-     * times. An input that would mix units is refused, never silently summed. */
-    uint32_t sample_input, sample_last, span_input;
-    char *sample_from, *sample_types, *span_from;
-    sink_stage *stage; /* --keep-going: the input being read, held (see below) */
+    tconv_inputcheck *check; /* against the inputs before: sample types, spans (inputcheck.h) */
+    sink_stage *stage;       /* --keep-going: the input being read, held (see below) */
     /* --rank: what would go to the writer as it is read (metadata), held until the inputs of
      * the rank are known, at the finish. */
     sink_stage held;
@@ -85,6 +81,7 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
         s->order = tconv_order_new(ctx, (wc->flags & TCONV_WRITER_ORDERED) != 0);
     /* The writer called tconv_gpu_attribute at open, which comes before the sink. */
     if (s->mode == SINK_STACKS && ctx->gpu_attribute) s->gpu = tconv_gpu_new(ctx);
+    s->check = tconv_inputcheck_new(wc->name, s->mode == SINK_STACKS, s->gpu != NULL);
     return s;
 }
 
@@ -94,9 +91,7 @@ void tconv_sink_free(tconv_sink *s)
     tconv_order_free(s->order);
     tconv_gpu_free(s->gpu);
     free(s->not_work);
-    free(s->sample_from);
-    free(s->sample_types);
-    free(s->span_from);
+    tconv_inputcheck_free(s->check);
     if (s->stage) {
         free(s->stage->ev);
         tconv_arena_free(&s->stage->data);
@@ -159,78 +154,9 @@ static void sink_note_not_work(const tconv_sink *s)
                      total == 1 ? "its" : "their", msg);
 }
 
-/* "samples/count, wall/nanoseconds" */
-static char *sink_types_text(const tconv_sample_type *t, size_t n)
-{
-    static const char none[] = "no declared types";
-    size_t len = sizeof(none);
-    for (size_t i = 0; i < n; i++)
-        len += strlen(t[i].type ? t[i].type : "") + strlen(t[i].unit ? t[i].unit : "") + 3;
-    char *s = tconv_xmalloc(len), *p = s;
-    if (!n) return memcpy(s, none, sizeof(none));
-    for (size_t i = 0; i < n; i++)
-        p += sprintf(p, "%s%s/%s", i ? ", " : "", t[i].type ? t[i].type : "",
-                     t[i].unit ? t[i].unit : "");
-    return s;
-}
-
 static const char *sink_input_name(const tconv_ctx *ctx)
 {
     return ctx->input_name ? ctx->input_name : "<input>";
-}
-
-/* In stack mode: spans of one input and samples of another can share an output only when the
- * samples already carry what spans become (count, self time). */
-static tconv_status sink_check_spans(tconv_sink *s)
-{
-    if (!s->have_spans || !s->sample_types || s->span_input == s->sample_input) return TCONV_OK;
-    char *spans = s->gpu ? sink_types_text(tconv_gpu_sample_types, 3)
-                         : sink_types_text(tconv_stack_sample_types, 2);
-    tconv_status st = TCONV_OK;
-    if (strcmp(spans, s->sample_types) != 0) {
-        tconv_error_set(s->ctx,
-                        "input '%s' has spans, which the %s writer gets as samples of %s, and "
-                        "input '%s' has stack samples of %s: one output cannot hold both "
-                        "without mixing units",
-                        s->span_from, s->wc->name, spans, s->sample_from, s->sample_types);
-        const tconv_ctx *ctx = s->ctx;
-        if (s->sample_input < ctx->nlaunch_tol && ctx->launch_tol[s->sample_input] >= 0)
-            tconv_error_hint(s->ctx, "these are stacks sampled at GPU launch calls: to charge "
-                                     "the trace's GPU time to them, ask the writer with -W "
-                                     "value=gpu (folded) or -W gpu=attribute (pprof)");
-        else
-            tconv_error_hint(s->ctx, "convert them separately");
-        st = TCONV_FATAL;
-    }
-    free(spans);
-    return st;
-}
-
-/* The first sample of an input: its sample types must be those of the samples before it. */
-static tconv_status sink_check_samples(tconv_sink *s, const tconv_event *e)
-{
-    tconv_ctx *ctx = s->ctx;
-    size_t n = 0;
-    const tconv_sample_type *t = tconv_sampletypes_get(ctx, &n, NULL);
-    char *types = sink_types_text(t, n);
-    s->sample_last = e->input;
-    if (!s->sample_types) {
-        s->sample_types = types;
-        s->sample_input = e->input;
-        s->sample_from = tconv_xstrdup(sink_input_name(ctx));
-        return sink_check_spans(s);
-    }
-    tconv_status st = TCONV_OK;
-    if (strcmp(types, s->sample_types) != 0) {
-        tconv_error_set(ctx,
-                        "inputs '%s' and '%s' have different sample types (%s; %s): one output "
-                        "cannot hold both without mixing units",
-                        s->sample_from, sink_input_name(ctx), s->sample_types, types);
-        tconv_error_hint(ctx, "convert them separately");
-        st = TCONV_FATAL;
-    }
-    free(types);
-    return st;
 }
 
 static int sink_is_flow(unsigned kind)
@@ -323,8 +249,9 @@ static tconv_status sink_check(tconv_sink *s, const tconv_event *in, tconv_event
     return TCONV_OK;
 }
 
-/* The checks of a checked event against the inputs before it (sample types), so that an event
- * staged for --keep-going that passes here fails no later for its input's sake. */
+/* The checks of a checked event against the inputs before it (sample types, spans: core/
+ * inputcheck.c), so that an event staged for --keep-going that passes here fails no later for
+ * its input's sake. */
 static tconv_status sink_check_inputs(tconv_sink *s, const tconv_event *ev)
 {
     tconv_ctx *ctx = s->ctx;
@@ -332,15 +259,14 @@ static tconv_status sink_check_inputs(tconv_sink *s, const tconv_event *ev)
     /* Launch stacks under GPU attribution never reach the writer as samples. */
     int launch = s->gpu && e.kind == TCONV_EV_SAMPLE && e.input < ctx->nlaunch_tol &&
                  ctx->launch_tol[e.input] >= 0;
-    if (e.kind == TCONV_EV_SAMPLE && !launch && (!s->sample_types || e.input != s->sample_last) &&
-        sink_check_samples(s, &e) != TCONV_OK)
-        return TCONV_FATAL;
-    if (sink_is_span(e.kind) && !s->have_spans && s->mode == SINK_STACKS) {
-        s->have_spans = 1;
-        s->span_input = e.input;
-        s->span_from = tconv_xstrdup(sink_input_name(ctx));
-        if (sink_check_spans(s) != TCONV_OK) return TCONV_FATAL;
+    if (e.kind == TCONV_EV_SAMPLE && !launch && tconv_inputcheck_wants_sample(s->check, e.input)) {
+        int own = ctx->nstypes && ctx->stypes_input == e.input;
+        if (tconv_inputcheck_sample(s->check, ctx, e.input, sink_input_name(ctx), own) != TCONV_OK)
+            return TCONV_FATAL;
     }
+    if (sink_is_span(e.kind) && s->mode == SINK_STACKS && tconv_inputcheck_wants_span(s->check) &&
+        tconv_inputcheck_span(s->check, ctx, e.input, sink_input_name(ctx)) != TCONV_OK)
+        return TCONV_FATAL;
     if (sink_is_span(e.kind)) s->have_spans = 1;
     if (e.kind == TCONV_EV_SAMPLE && !launch) s->have_samples = 1;
     return TCONV_OK;
@@ -456,9 +382,7 @@ void tconv_sink_stage_begin(tconv_sink *s)
     sink_stage *st = s->stage;
     st->have_spans = s->have_spans;
     st->have_samples = s->have_samples;
-    st->had_sample_types = s->sample_types != NULL;
-    st->had_span_from = s->span_from != NULL;
-    st->sample_last = s->sample_last;
+    tconv_inputcheck_save(s->check, &st->check);
     st->ntracks = tconv_track_count(s->ctx);
     s->staging = 1;
 }
@@ -498,17 +422,13 @@ void tconv_sink_stage_discard(tconv_sink *s)
     sink_stage *st = s->stage;
     s->have_spans = st->have_spans;
     s->have_samples = st->have_samples;
-    s->sample_last = st->sample_last;
-    if (!st->had_sample_types) {
-        free(s->sample_types);
-        free(s->sample_from);
-        s->sample_types = s->sample_from = NULL;
-    }
-    if (!st->had_span_from) {
-        free(s->span_from);
-        s->span_from = NULL;
-    }
+    tconv_inputcheck_restore(s->check, &st->check);
     sink_stage_clear(s);
+}
+
+tconv_inputcheck *tconv_sink_inputcheck(tconv_sink *s)
+{
+    return s->check;
 }
 
 uint64_t tconv_sink_accepted(const tconv_sink *s)

@@ -128,6 +128,12 @@ done
 # Spans of one input (self times in ns) and samples of another (cycles) in one profile.
 expect_rc 1 "$TCONV" -w folded "$IN" "$TMP/perf.txt"
 expect_grep "$TMP/err" "input '$IN' has spans, which the folded writer gets as samples of samples/count, wall/nanoseconds, and input '$TMP/perf.txt' has stack samples of samples/count, cycles/count"
+# Writers that keep spans as spans (text, csv, chrome) hold both: only a profile refuses them,
+# in either order (the text writer once refused spans before samples, naming input '(null)').
+for w in text csv chrome; do
+    expect_rc 0 "$TCONV" -w "$w" -o "$TMP/both.out" "$IN" "$TMP/perf.txt"
+    expect_rc 0 "$TCONV" -w "$w" -o "$TMP/both.out" "$TMP/perf.txt" "$IN"
+done
 # Same types: exact sums.
 printf 'prog;main;work 7\n' >"$TMP/more.stacks"
 expect_rc 0 "$TCONV" -w folded "$TMP/torch.stacks" "$TMP/more.stacks"

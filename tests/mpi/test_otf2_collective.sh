@@ -3,8 +3,11 @@
 # definitions), while the event files are written by the ranks that read the inputs (each rank
 # says with -v how many locations' event files it wrote, and they add up to the archive's). A
 # malformed input on rank 1 ends the run on every rank: its message once, the single process's
-# exit status, no archive and no temporary directory left. With --window the writer runs on
-# rank 0 alone, and says so.
+# exit status, no archive and no temporary directory left. Inputs on different ranks whose
+# sample types differ fail as in one process (the same stderr, exit status and input named),
+# however the run splits them, and a read failure before them wins over them as it does there;
+# with --keep-going each is refused in its place.
+# With --window the writer runs on rank 0 alone, and says so.
 # Arguments: TCONV TEST_PLUGINS SRC(tests) CORPUS
 set -euo pipefail
 TCONV=$1
@@ -92,6 +95,57 @@ msg=$(grep '^tconv: error:' "$TMP/bad.s.err")
 grep -q "every rank runs the otf2 writer" "$TMP/bad.m.err" || fail "bad: not on every rank"
 [ -z "$(ls -A "$TMP/bad")" ] || fail "bad: left $(ls -A "$TMP/bad")"
 echo "ok bad (exit $rc)"
+
+# Sample types that differ, in inputs read by different ranks (the largest input goes to rank 0,
+# then each to the least loaded rank: the big folded file to rank 0, the others elsewhere), and
+# a read failure before or after the first that differs: the single process's exit status and
+# stderr byte for byte, no archive, no temporary directory. Each rank alone sees no conflict.
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "prog;main;work%d %d\n", i % 50, i % 7 + 1 }' \
+    >"$TMP/big.stacks"
+printf 'prog;main;idle 3\n' >"$TMP/small.stacks"
+mixed() {
+    local name=$1 n=$2 want rc
+    shift 2
+    mkdir -p "$TMP/$name"
+    set +e
+    "$TCONV" -w otf2 -o "$TMP/$name/s" "$@" 2>"$TMP/$name.s.err"
+    want=$?
+    timeout 300 "${MPIRUN[@]}" -n "$n" "$TCONV" -w otf2 -o "$TMP/$name/m" "$@" </dev/null \
+        2>"$TMP/$name.m.err"
+    rc=$?
+    set -e
+    [ "$want" = 1 ] || fail "$name: the single process exited $want"
+    [ "$rc" = "$want" ] || { cat "$TMP/$name.m.err" >&2; fail "$name -n $n: exit $rc, alone $want"; }
+    diff "$TMP/$name.s.err" "$TMP/$name.m.err" >&2 || fail "$name -n $n: stderr differs"
+    [ -z "$(ls -A "$TMP/$name")" ] || fail "$name -n $n: left $(ls -A "$TMP/$name")"
+    echo "ok $name -n $n (exit $rc)"
+}
+SAMPLES=$CH/multi-thread-with-samples.json
+for n in 2 3; do
+    mixed "types$n" "$n" "$SAMPLES" "${IN[0]}" "$TMP/big.stacks"
+    mixed "types-later$n" "$n" "${IN[0]}" "$TMP/big.stacks" "${IN[1]}" "$SAMPLES" "$TMP/small.stacks"
+    mixed "types-then-bad$n" "$n" "$SAMPLES" "${IN[0]}" "$TMP/big.stacks" "$CH/truncated-in-event.json"
+    mixed "bad-then-types$n" "$n" "$SAMPLES" "${IN[0]}" "$CH/truncated-in-event.json" "$TMP/big.stacks"
+done
+grep -q "have different sample types" "$TMP/types2.s.err" || fail "types: not the sample types' error"
+grep -q "truncated-in-event.json" "$TMP/bad-then-types2.s.err" || fail "bad-then-types: not the read error"
+# --keep-going (the writer runs on rank 0 alone): each refused input's message in its place, the
+# same stderr, exit status and archive.
+kg=(--keep-going -w otf2 "$SAMPLES" "${IN[0]}" "$TMP/big.stacks" "$CH/truncated-in-event.json"
+    "$TMP/small.stacks")
+set +e
+"$TCONV" "${kg[@]}" -o "$TMP/kg.s" 2>"$TMP/kg.s.err"
+want=$?
+timeout 300 "${MPIRUN[@]}" -n 3 "$TCONV" "${kg[@]}" -o "$TMP/kg.3" </dev/null 2>"$TMP/kg.3.err"
+rc=$?
+set -e
+[ "$rc" = "$want" ] || fail "keep-going: exit $rc, alone $want"
+[ "$(grep -c "have different sample types" "$TMP/kg.s.err")" = 2 ] || fail "keep-going: not both refused"
+diff "$TMP/kg.s.err" "$TMP/kg.3.err" >&2 || fail "keep-going: stderr differs"
+diff -r "$TMP/kg.s" "$TMP/kg.3" >&2 || fail "keep-going: the archive differs"
+echo "ok keep-going (exit $rc)"
+# Spans of one input and samples of another: the otf2 writer keeps spans as spans, no conflict.
+check spans-samples 2 "$SAMPLES" "${IN[0]}"
 
 # --window needs the whole run before the stages: rank 0 writes alone, and says so.
 w=(--window 10ms:50ms "${IN[@]:0:2}")
