@@ -64,7 +64,7 @@ static void cli_usage(FILE *f)
           "                        the output is the same for every N\n"
           "      --jobs-memory SIZE  most memory the inputs read ahead may hold at once\n"
           "                        (suffixes K M G T; default a quarter of the memory; 0: no\n"
-          "                        limit); threads ahead wait past it, the output is the same\n"
+          "                        limit); past it threads wait; the output is the same\n"
           "      --plugin-path DIR search DIR for plugins (repeatable)\n"
           "      --max-input-bytes N  stop when a gzip input decompresses past N bytes\n"
           "                        (suffixes K M G T; default 64G; 0: no limit)\n"

@@ -92,7 +92,8 @@ expect_rc 0 "$TCONV" -j 2 --jobs-memory 0 -w text "$IN" "$IN"
 # 1 byte threads ahead wait, and only the recording the main thread waits for is held beyond what
 # -j 1 holds (~23 MB). Peak RSS of each run, from getrusage. Not under a sanitizer (its own
 # memory).
-if ldd "$TCONV" 2>/dev/null | grep -q 'libasan\|libtsan' || ! command -v python3 >/dev/null; then
+libs=$(ldd "$TCONV" 2>/dev/null || true)
+if [[ $libs == *libasan* || $libs == *libtsan* ]] || ! command -v python3 >/dev/null; then
     echo "skipped: the memory check (a sanitizer build, or no python3)"
 else
     mkdir "$TMP/big"
