@@ -293,14 +293,16 @@ tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, uint64_t budget, tconv_
 /* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does
  * it in line), else its result once done. While waiting the caller does later jobs itself. */
 void *tconv_jobs_take(tconv_jobs *j, size_t k);
-/* Job k's result now holds `more` bytes more, `total` in all. Over the budget, waits until the
+/* Job k's result now holds `more` bytes more, `total` in all, and took `unpooled` of the memory
+ * kept (tconv_jobs_release) as its own. Over the budget, waits until the
  * results freed bring it back under, unless k is the job the caller takes next; returns -1 (at
  * once) when k is a job the caller's own thread is doing, which must give it up (its result: "do it
  * in line"), as the caller cannot wait for bytes only it frees. */
-int tconv_jobs_hold(tconv_jobs *j, size_t k, uint64_t more, uint64_t total);
+int tconv_jobs_hold(tconv_jobs *j, size_t k, uint64_t more, uint64_t total, uint64_t unpooled);
 /* A result the caller freed gave back `bytes`, and has `keep` more held in memory kept for the
  * next results: returns 1 when the total with them is within the budget, else 0, and the caller
- * must free that memory too (it is no longer counted). */
+ * must free that memory too (it is no longer counted). The next job that takes the memory says
+ * so (tconv_jobs_hold's unpooled): until then a job may be begun as if it were free. */
 int tconv_jobs_release(tconv_jobs *j, uint64_t bytes, uint64_t keep);
 /* Abandons what is left, joins the threads, and frees the results not taken with drop. */
 void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result));

@@ -46,6 +46,7 @@ struct tconv_jobs {
     int stop;
     uint64_t budget, held; /* bytes: the most the results may hold, and what they hold */
     uint64_t largest;      /* the most one result reported */
+    uint64_t pooled;       /* of held, memory kept for the next results (the next job reuses it) */
     int gave_up;           /* the caller gave a job up since it last took one */
     atomic_int abandon;
     tconv_job_fn fn;
@@ -55,15 +56,22 @@ struct tconv_jobs {
 };
 
 /* Begins the next job if the window and the budget allow; with mu held, which it releases while
- * working. The caller's thread begins one only if the budget has room for the largest result so
- * far, and no more once it gave one up until it takes the next: it gives up what would not fit,
- * and each time wastes the work done. */
+ * working. The budget must have room for the largest result so far (memory kept for the next
+ * results counts as free: the job reuses it): a job begun without it would soon wait for bytes,
+ * and the caller, when it comes to that job, for the job, where it could have done the job in
+ * line itself. The caller's thread, which gives up a job that goes over the budget (and the work
+ * done on it), begins none once it gave one up until it takes the next. */
 static int jobs_run_one(tconv_jobs *j, int caller)
 {
     if (j->stop || j->next >= j->n || j->next >= j->consumer + j->window + (size_t)j->inline_read ||
-        j->held > j->budget)
+        j->held > j->budget || (caller && j->gave_up))
         return 0;
-    if (caller && (j->gave_up || j->largest > j->budget - j->held)) return 0;
+    uint64_t room = j->budget - (j->held - j->pooled);
+    if (j->largest > room) return 0;
+    /* The job after the caller's, while the caller has a result to replay: without room for
+     * both, leave it to the caller to do in line once it freed its result (a worker woken by that
+     * would otherwise begin it first, and the caller wait for all of it, each time). */
+    if (!j->inline_read && j->next == j->consumer + 1 && j->largest > room / 2) return 0;
     size_t k = j->next++;
     j->state[k] = JOB_BUSY;
     j->by_caller[k] = (unsigned char)caller;
@@ -134,11 +142,12 @@ void *tconv_jobs_take(tconv_jobs *j, size_t k)
     return res;
 }
 
-int tconv_jobs_hold(tconv_jobs *j, size_t k, uint64_t more, uint64_t total)
+int tconv_jobs_hold(tconv_jobs *j, size_t k, uint64_t more, uint64_t total, uint64_t unpooled)
 {
     int rc = 0;
     pthread_mutex_lock(&j->mu);
     j->held += more;
+    j->pooled -= unpooled;
     if (total > j->largest) j->largest = total;
     if (j->held > j->budget && j->by_caller[k]) {
         rc = -1;
@@ -156,7 +165,10 @@ int tconv_jobs_release(tconv_jobs *j, uint64_t bytes, uint64_t keep)
     pthread_mutex_lock(&j->mu);
     j->held -= bytes;
     int kept = j->held <= j->budget;
-    if (!kept) j->held -= keep;
+    if (!kept)
+        j->held -= keep;
+    else
+        j->pooled += keep;
     pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
     return kept;

@@ -50,7 +50,7 @@ tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf)
     rec->ev = buf.ev;
     rec->capev = buf.cap;
     rec->touched = buf.touched;
-    rec->held = buf.held;
+    rec->held = rec->pooled = buf.held;
     rec->next_hold = UINT64_MAX;
     rec->w = wctx;
     rec->nstr = tconv_string_count(wctx);
@@ -138,10 +138,11 @@ static int rec_hold(tconv_rec *rec)
                      rec->w->strings.cap * (sizeof(char *) + 2 * sizeof(uint32_t)) +
                      rec->w->strings.nslots * sizeof(uint32_t);
     rec->next_hold = rec_grown(rec) + rec->step;
-    if (bytes <= rec->held) return 0;
-    uint64_t more = bytes - rec->held;
-    rec->held = bytes;
-    if (tconv_jobs_hold(rec->jobs, rec->job, more, bytes) < 0) rec->given_up = 1;
+    if (bytes <= rec->held && !rec->pooled) return 0;
+    uint64_t more = bytes > rec->held ? bytes - rec->held : 0;
+    if (more) rec->held = bytes;
+    if (tconv_jobs_hold(rec->jobs, rec->job, more, rec->held, rec->pooled) < 0) rec->given_up = 1;
+    rec->pooled = 0;
     return rec->given_up ? -1 : 0;
 }
 

@@ -47,6 +47,7 @@ struct tconv_rec {
     size_t job;
     size_t touched;     /* events' worth of ev written before, by the recordings that had it */
     uint64_t held;      /* bytes reported to jobs */
+    uint64_t pooled;    /* of held, what the array counted while it waited (to tell jobs) */
     uint64_t next_hold; /* report again when events and copies reach this many bytes */
     uint64_t step;
     int given_up;

@@ -88,10 +88,11 @@ expect_rc 0 "$TCONV" -j 2 --jobs-memory 0 -w text "$IN" "$IN"
 
 # ---- the byte budget bounds memory -----------------------------------------------------------
 # Six generated rank traces of 20 MB (a recording of ~10 MB each, for pprof): without a budget
-# -j 6 holds several recordings at once (~60 MB peak against ~13 MB for -j 1); with a budget of
-# 1 byte threads ahead wait, and only the recording the main thread waits for is held beyond what
-# -j 1 holds (~23 MB). Peak RSS of each run, from getrusage. Not under a sanitizer (its own
-# memory).
+# -j 6 holds several recordings at once (~65 MB peak against ~13 MB for -j 1). The bound is the
+# budget, plus the recording the main thread waits for, plus a report's step per thread: with
+# 8 MB, six threads begin at once and must wait at 8 MB (~30 MB; ~55 MB when they do not wait);
+# with 1 byte no thread begins an input once a recording has reported (~15 to 24 MB). Peak RSS
+# of each run, from getrusage. Not under a sanitizer (its own memory).
 libs=$(ldd "$TCONV" 2>/dev/null || true)
 if [[ $libs == *libasan* || $libs == *libtsan* ]] || ! command -v python3 >/dev/null; then
     echo "skipped: the memory check (a sanitizer build, or no python3)"
@@ -106,10 +107,12 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
     }
     one=$(rss -j 1)
     free=$(rss -j 6 --jobs-memory 0)
-    held=$(rss -j 6 --jobs-memory 1)
-    echo "peak RSS: -j 1 $one MB, -j 6 $free MB, -j 6 --jobs-memory 1 $held MB"
+    held8=$(rss -j 6 --jobs-memory 8M)
+    held1=$(rss -j 6 --jobs-memory 1)
+    echo "peak RSS: -j 1 $one MB, -j 6 $free MB, with --jobs-memory 8M $held8 MB, 1 byte $held1 MB"
     [ "$free" -gt $((one + 30)) ] || fail "-j 6 without a budget held no more than -j 1 ($free, $one MB)"
-    [ "$held" -lt $((one + 20)) ] || fail "-j 6 --jobs-memory 1 held $held MB, -j 1 $one MB"
+    [ "$held8" -lt $((one + 25)) ] || fail "-j 6 --jobs-memory 8M held $held8 MB, -j 1 $one MB"
+    [ "$held1" -lt $((one + 20)) ] || fail "-j 6 --jobs-memory 1 held $held1 MB, -j 1 $one MB"
 fi
 
 # ---- real multi-rank traces (the in-tree corpus slice) -----------------------------------------
