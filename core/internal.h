@@ -286,8 +286,8 @@ typedef void *(*tconv_job_fn)(void *user, size_t k, tconv_jobs *j, const atomic_
 /* n jobs for `threads` threads in all, the caller's included (threads - 1 are started). A job
  * is begun only while it is at most `threads` jobs ahead of the one the caller takes (one more
  * while the caller does that one in line): at most `threads` + 1 results exist at once. Nor is
- * one begun while the results hold more than budget bytes (UINT64_MAX: no budget). NULL when no
- * thread could be started. */
+ * one begun unless the budget (bytes; UINT64_MAX: none) has room for the largest result so far
+ * besides those held. NULL when no thread could be started. */
 tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, uint64_t budget, tconv_job_fn fn,
                              void *user);
 /* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does

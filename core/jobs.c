@@ -10,21 +10,23 @@
  * no one has begun it, and begins later ones itself while it waits for one a worker is reading.
  *
  * A byte budget bounds the results by their size too: a result's maker reports its bytes as they
- * grow (tconv_jobs_hold), the caller's freeing of one gives them back (tconv_jobs_release), and
- * while the total is over the budget no job is begun, and a worker whose job is not the one the
- * caller takes next waits at its next report. The job the caller takes next is never held back,
+ * grow (tconv_jobs_hold), the caller's freeing of one gives them back (tconv_jobs_release); a job
+ * is begun only while the budget has room for the largest result so far, and while the total is
+ * over the budget a worker whose job is not the one the caller takes next waits at its next
+ * report. The job the caller takes next is never held back,
  * so the budget is exceeded by that job's result (and by what each thread adds between two
  * reports), never by more.
  *
  * Why this cannot deadlock. Only the caller frees results, so a thread that waits for bytes must
- * never be the caller: a job the caller begun itself (while waiting for job k) is given up
+ * never be the caller: a job the caller began itself (while waiting for job k) is given up
  * instead when over the budget (its maker leaves it for the caller to do in line, at its turn).
  * The caller waits for one thing only: job k, the one it takes, when a worker is doing it. That
  * worker never waits for bytes (its job is the one taken next: the wait re-checks this whenever
  * the caller takes a job, which wakes every waiter), nor for anything else here, so it finishes
  * k, marks it done and wakes the caller. The caller then replays and frees k, which gives its
  * bytes back and wakes the waiters, and takes k + 1: every job, in turn, is the one taken next,
- * and no worker waits on it. tconv_jobs_stop wakes every waiter too. */
+ * and no worker waits on it. tconv_jobs_stop wakes every waiter too. The budget only keeps jobs
+ * from being begun otherwise, and a job no one began the caller does in line. */
 #include <pthread.h>
 #include <string.h>
 
