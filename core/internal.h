@@ -239,11 +239,14 @@ void tconv_inputinfo_set_name(tconv_ctx *ctx, uint32_t input, const char *name);
  * run's context then goes through the same calls in the same order as if it had read the input
  * itself: ids, warnings and messages come out the same. */
 typedef struct tconv_rec tconv_rec;
+typedef struct tconv_jobs tconv_jobs; /* core/jobs.c, below */
 /* The event array of a recording, kept to record another input into: memory already touched
  * costs no page faults (they were a tenth of a run's CPU time when each input had its own). */
 typedef struct tconv_rec_buf {
     void *ev;
-    size_t cap; /* in recorded events */
+    size_t cap;     /* in recorded events */
+    size_t touched; /* events' worth of it that were written, so in memory */
+    uint64_t held;  /* bytes of it counted against -j's budget while it waits (tconv_rec_budget) */
 } tconv_rec_buf;
 /* Starts recording what is done to wctx (a fresh context of the worker's own) into buf (may be
  * empty), which the recording now owns. */
@@ -252,8 +255,18 @@ tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf);
 tconv_rec_buf tconv_rec_free(tconv_rec *rec);
 /* Frees an event array that no recording holds. */
 void tconv_rec_buf_free(tconv_rec_buf buf);
+/* Bytes of memory the array holds (its pages written to). */
+uint64_t tconv_rec_buf_bytes(tconv_rec_buf buf);
+/* Counts the recording's bytes as it grows (its events and their copies, its steps, the worker's
+ * strings and the array it was given) against jobs' budget as job k: every `step` bytes it
+ * reports them (tconv_jobs_hold), which may wait there, in the reader's push. */
+void tconv_rec_budget(tconv_rec *rec, tconv_jobs *jobs, size_t k, uint64_t step);
+/* Bytes reported so far; and whether the jobs had the recording given up (the push failed). */
+uint64_t tconv_rec_held(const tconv_rec *rec);
+int tconv_rec_given_up(const tconv_rec *rec);
 /* Hooks of the worker's context, called by the core where the reader changes it. */
-void tconv_rec_event(tconv_rec *rec, const tconv_event *e);
+/* Returns -1 when the recording must be given up (tconv_rec_budget). */
+int tconv_rec_event(tconv_rec *rec, const tconv_event *e);
 void tconv_rec_warning(tconv_rec *rec, size_t kind_index);
 void tconv_rec_track_kind(tconv_rec *rec, uint32_t track, uint32_t kind);
 void tconv_rec_sampletypes(tconv_rec *rec);
@@ -268,19 +281,36 @@ tconv_status tconv_rec_replay(tconv_rec *rec, tconv_ctx *ctx, tconv_sink *sink);
 void tconv_error_move(tconv_ctx *to, tconv_ctx *from);
 
 /* ---- jobs: inputs read ahead by worker threads, taken in order (core/jobs.c) ---- */
-typedef struct tconv_jobs tconv_jobs;
-/* Reads job k on some thread; abandon becomes nonzero when its result will not be wanted. */
-typedef void *(*tconv_job_fn)(void *user, size_t k, const atomic_int *abandon);
+/* Reads job k on some thread (j: the jobs, for tconv_jobs_hold; NULL when run apart from them);
+ * abandon becomes nonzero when its result will not be wanted. */
+typedef void *(*tconv_job_fn)(void *user, size_t k, tconv_jobs *j, const atomic_int *abandon);
 /* n jobs for `threads` threads in all, the caller's included (threads - 1 are started). A job
  * is begun only while it is at most `threads` jobs ahead of the one the caller takes (one more
- * while the caller does that one in line): at most `threads` + 1 results exist at once. NULL
- * when no thread could be started. */
-tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, tconv_job_fn fn, void *user);
+ * while the caller does that one in line): at most `threads` + 1 results exist at once. Nor is
+ * one begun unless the budget (bytes; UINT64_MAX: none) has room for the largest result so far
+ * besides those held. NULL when no thread could be started. */
+tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, uint64_t budget, tconv_job_fn fn,
+                             void *user);
 /* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does
  * it in line), else its result once done. While waiting the caller does later jobs itself. */
 void *tconv_jobs_take(tconv_jobs *j, size_t k);
+/* Job k's result now holds `more` bytes more, `total` in all, and took `unpooled` of the memory
+ * kept (tconv_jobs_release) as its own. Over the budget, waits until the
+ * results freed bring it back under, unless k is the job the caller takes next; returns -1 (at
+ * once) when k is a job the caller's own thread is doing, which must give it up (its result: "do it
+ * in line"), as the caller cannot wait for bytes only it frees. */
+int tconv_jobs_hold(tconv_jobs *j, size_t k, uint64_t more, uint64_t total, uint64_t unpooled);
+/* A result the caller freed gave back `bytes`, and has `keep` more held in memory kept for the
+ * next results: returns 1 when the total with them is within the budget, else 0, and the caller
+ * must free that memory too (it is no longer counted). The next job that takes the memory says
+ * so (tconv_jobs_hold's unpooled): until then a job may be begun as if it were free. */
+int tconv_jobs_release(tconv_jobs *j, uint64_t bytes, uint64_t keep);
 /* Abandons what is left, joins the threads, and frees the results not taken with drop. */
 void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result));
+
+/* The lowest memory limit of the process's cgroups, in bytes; 0 when none is known
+ * (core/memlimit.c). */
+uint64_t tconv_cgroup_memory_limit(void);
 
 /* ---- options ---- */
 struct tconv_options {

@@ -49,6 +49,9 @@ tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf)
     tconv_rec *rec = tconv_xcalloc(1, sizeof(*rec));
     rec->ev = buf.ev;
     rec->capev = buf.cap;
+    rec->touched = buf.touched;
+    rec->held = rec->pooled = buf.held;
+    rec->next_hold = UINT64_MAX;
     rec->w = wctx;
     rec->nstr = tconv_string_count(wctx);
     rec->ntrack = tconv_track_count(wctx);
@@ -73,6 +76,7 @@ tconv_rec_buf tconv_rec_free(tconv_rec *rec)
     free(rec->ops);
     buf.ev = rec->ev;
     buf.cap = rec->capev;
+    buf.touched = rec->nev > rec->touched ? rec->nev : rec->touched;
     tconv_arena_free(&rec->data);
     free(rec->smap);
     free(rec->tmap);
@@ -94,7 +98,55 @@ void tconv_rec_buf_free(tconv_rec_buf buf)
     tconv_big_free(buf.ev, buf.cap, sizeof(rec_ev));
 }
 
-void tconv_rec_event(tconv_rec *rec, const tconv_event *e)
+uint64_t tconv_rec_buf_bytes(tconv_rec_buf buf)
+{
+    return (uint64_t)buf.touched * sizeof(rec_ev);
+}
+
+void tconv_rec_budget(tconv_rec *rec, tconv_jobs *jobs, size_t k, uint64_t step)
+{
+    rec->jobs = jobs;
+    rec->job = k;
+    rec->step = step;
+    rec->next_hold = 0; /* the first event reports the array it was given, past buf.held */
+}
+
+uint64_t tconv_rec_held(const tconv_rec *rec)
+{
+    return rec->held;
+}
+
+int tconv_rec_given_up(const tconv_rec *rec)
+{
+    return rec->given_up;
+}
+
+/* What the events' bytes reached (tconv_rec_event checks this much at every event, cheaply). */
+static uint64_t rec_grown(const tconv_rec *rec)
+{
+    return (uint64_t)rec->nev * sizeof(rec_ev) + rec->data.total;
+}
+
+/* Every step bytes: everything the recording holds, reported; the report may wait for the main
+ * thread to free recordings (core/jobs.c). The event array counts as far as it was ever written
+ * (pages of a reused array are in memory whether this recording wrote them or not). */
+static int rec_hold(tconv_rec *rec)
+{
+    size_t nev = rec->nev > rec->touched ? rec->nev : rec->touched;
+    uint64_t bytes = (uint64_t)nev * sizeof(rec_ev) + rec->data.total +
+                     rec->capops * sizeof(rec_op) + rec->w->strings.arena.total +
+                     rec->w->strings.cap * (sizeof(char *) + 2 * sizeof(uint32_t)) +
+                     rec->w->strings.nslots * sizeof(uint32_t);
+    rec->next_hold = rec_grown(rec) + rec->step;
+    if (bytes <= rec->held && !rec->pooled) return 0;
+    uint64_t more = bytes > rec->held ? bytes - rec->held : 0;
+    if (more) rec->held = bytes;
+    if (tconv_jobs_hold(rec->jobs, rec->job, more, rec->held, rec->pooled) < 0) rec->given_up = 1;
+    rec->pooled = 0;
+    return rec->given_up ? -1 : 0;
+}
+
+int tconv_rec_event(tconv_rec *rec, const tconv_event *e)
 {
     rec_sync(rec);
     if (rec->nev == rec->capev) tconv_rec_ev_reserve(rec, rec->nev + 1);
@@ -125,6 +177,7 @@ void tconv_rec_event(tconv_rec *rec, const tconv_event *e)
         if (nf) memcpy(p + na, e->frames, nf);
         if (nv) memcpy(p + na + nf, e->values, nv);
     }
+    return rec_grown(rec) >= rec->next_hold ? rec_hold(rec) : 0;
 }
 
 void tconv_rec_warning(tconv_rec *rec, size_t kind_index)

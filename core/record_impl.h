@@ -42,6 +42,15 @@ struct tconv_rec {
     size_t nops, capops;
     uint32_t nstr, ntrack; /* the worker's tables at the last REC_SYNC */
     tconv_status status;
+    /* the byte budget of -j (tconv_rec_budget): NULL jobs, none */
+    tconv_jobs *jobs;
+    size_t job;
+    size_t touched;     /* events' worth of ev written before, by the recordings that had it */
+    uint64_t held;      /* bytes reported to jobs */
+    uint64_t pooled;    /* of held, what the array counted while it waited (to tell jobs) */
+    uint64_t next_hold; /* report again when events and copies reach this many bytes */
+    uint64_t step;
+    int given_up;
     /* replay: worker id -> run id, and how much of each is filled */
     tconv_str *smap;
     uint32_t *tmap;

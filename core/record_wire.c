@@ -149,6 +149,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
 {
     tconv_ctx *c = tconv_ctx_new();
     tconv_rec *rec = tconv_xcalloc(1, sizeof(*rec));
+    rec->next_hold = UINT64_MAX; /* never recorded into */
     rec->w = c;
     rec->status = (tconv_status)tconv_wire_get_u64(w);
     size_t nstr = wire_count(w, 8);

@@ -387,6 +387,7 @@ static int run_input_failed(tconv_run *r, int usage)
 typedef struct run_par run_par;
 typedef struct run_job {
     run_par *par;
+    tconv_jobs *jobs; /* whose byte budget counts the recording; NULL: none */
     int direct;
     tconv_ctx *ctx;
     tconv_rec *rec;
@@ -401,6 +402,7 @@ enum { RUN_SPARE = 64 };
 struct run_par {
     tconv_run *r;
     const tconv_input_list *inputs;
+    uint64_t step; /* a recording reports its bytes to the budget every step bytes */
     pthread_mutex_t mu;
     tconv_rec_buf spare[RUN_SPARE];
     size_t nspare;
@@ -415,22 +417,32 @@ static tconv_rec_buf run_spare_take(run_par *p)
     return buf;
 }
 
+/* Frees a recording, and gives its bytes back to the budget of jobs. Its event array is kept for
+ * the next recording, still counted, while the budget has room for it. */
+static void run_rec_drop(run_par *p, tconv_jobs *jobs, tconv_rec *rec)
+{
+    uint64_t held = tconv_rec_held(rec);
+    tconv_rec_buf buf = tconv_rec_free(rec);
+    uint64_t keep = tconv_rec_buf_bytes(buf);
+    if (keep > held) keep = held; /* a recording that never reported */
+    pthread_mutex_lock(&p->mu);
+    int room = p->nspare < RUN_SPARE;
+    if (jobs && !tconv_jobs_release(jobs, held - keep, room ? keep : 0)) room = 0;
+    if (room) {
+        buf.held = jobs ? keep : 0;
+        p->spare[p->nspare++] = buf;
+        buf.ev = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    tconv_rec_buf_free(buf);
+}
+
 static void run_job_free(void *v)
 {
     run_job *j = v;
     if (!j) return;
     if (j->in) tconv_input_close(j->in);
-    if (j->rec) {
-        tconv_rec_buf buf = tconv_rec_free(j->rec);
-        run_par *p = j->par;
-        pthread_mutex_lock(&p->mu);
-        if (p->nspare < RUN_SPARE) {
-            p->spare[p->nspare++] = buf;
-            buf.ev = NULL;
-        }
-        pthread_mutex_unlock(&p->mu);
-        tconv_rec_buf_free(buf);
-    }
+    if (j->rec) run_rec_drop(j->par, j->jobs, j->rec);
     tconv_ctx_free(j->ctx);
     free(j);
 }
@@ -455,13 +467,14 @@ static tconv_ctx *run_job_ctx(const tconv_run *r, uint32_t index)
     return w;
 }
 
-static void *run_job_read(void *user, size_t k, const atomic_int *abandon)
+static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_int *abandon)
 {
     run_par *p = user;
     const tconv_run *r = p->r;
     const tconv_input_item *it = &p->inputs->items[k];
     run_job *j = tconv_xcalloc(1, sizeof(*j));
     j->par = p;
+    j->jobs = jobs;
     j->direct = 1;
     struct stat sb;
     if (strcmp(it->path, "-") == 0 || stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return j;
@@ -487,10 +500,16 @@ static void *run_job_read(void *user, size_t k, const atomic_int *abandon)
     tconv_ctx_set_input_name(j->ctx, tconv_input_name(j->in));
     run_misread_note(r, j->in, rc, &j->mis);
     j->rec = tconv_rec_new(j->ctx, run_spare_take(p));
+    if (jobs) tconv_rec_budget(j->rec, jobs, k, p->step);
     tconv_sink *sink = tconv_sink_new_recording(j->ctx, j->rec, abandon);
     tconv_status st = rc->read(j->ctx, j->in, &ro, sink);
     tconv_sink_free(sink);
     tconv_options_free(&ro);
+    if (tconv_rec_given_up(j->rec)) { /* the main thread reads it in line, at its turn */
+        run_rec_drop(p, jobs, j->rec);
+        j->rec = NULL;
+        goto direct;
+    }
     tconv_rec_finish(j->rec, st);
     j->rc = rc;
     j->direct = 0;
@@ -510,6 +529,29 @@ static unsigned run_threads(const tconv_run *r, size_t ninputs)
     if (n < 1) n = 1;
     if ((size_t)n > ninputs) n = (long)ninputs;
     return n < 1 ? 1 : (unsigned)n;
+}
+
+/* The bytes of recordings held at once: --jobs-memory, or a quarter of the memory this process
+ * may use (the machine's, or its cgroup's limit if lower), as a recording is the extra -j adds to
+ * what a serial run holds. */
+static uint64_t run_jobs_memory(const tconv_run *r)
+{
+    if (r->o.jobs_memory) return r->o.jobs_memory;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : (uint64_t)4 << 30;
+    uint64_t lim = tconv_cgroup_memory_limit();
+    if (lim && lim < mem) mem = lim;
+    return mem / 4;
+}
+
+/* How often a recording reports its growth: a few times per share of the budget, to stay near it,
+ * without taking the lock for every few events. */
+static uint64_t run_budget_step(uint64_t budget, unsigned threads)
+{
+    uint64_t step = budget / 4 / (threads ? threads : 1);
+    if (step < ((uint64_t)64 << 10)) step = (uint64_t)64 << 10;
+    if (step > ((uint64_t)4 << 20)) step = (uint64_t)4 << 20;
+    return step;
 }
 
 /* ---- MPI: inputs read by other processes (core/mpi.c) ------------------------------------ */
@@ -588,7 +630,7 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
     int me = tconv_mpi_rank(r->mpi);
     for (size_t k = 0; k < inputs.n && !tconv_mpi_stopped(r->mpi); k++) {
         if (tconv_mpi_owner(r->mpi, k) != me) continue;
-        run_job *j = run_job_read(&par, k, &abandon);
+        run_job *j = run_job_read(&par, k, NULL, &abandon);
         tconv_wire w = {0};
         run_job_encode(j, &w);
         run_job_free(j);
@@ -1004,7 +1046,10 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     pthread_mutex_init(&par.mu, NULL);
     if (r->mpi) tconv_mpi_plan(r->mpi, &inputs);
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
-    tconv_jobs *jobs = threads > 1 ? tconv_jobs_start(inputs.n, threads, run_job_read, &par) : NULL;
+    uint64_t budget = run_jobs_memory(r);
+    par.step = run_budget_step(budget, threads);
+    tconv_jobs *jobs =
+        threads > 1 ? tconv_jobs_start(inputs.n, threads, budget, run_job_read, &par) : NULL;
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
     if (r->coll_on) {

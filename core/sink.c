@@ -456,7 +456,11 @@ static tconv_status sink_record(tconv_sink *s, const tconv_event *in)
         if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
         return TCONV_FATAL;
     }
-    tconv_rec_event(s->rec, &e);
+    if (tconv_rec_event(s->rec, &e) < 0) {
+        /* Given up to the main thread, which reads the input in line (-j's byte budget). */
+        if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
+        return TCONV_FATAL;
+    }
     return TCONV_OK;
 }
 

@@ -15,8 +15,9 @@ typedef struct cli_args {
     char **ropts, **wopts, **plugin_paths;
     size_t nropts, nwopts, npaths;
     int force, list, help, version, quiet, verbose, strict, stats, all_spans, keep_going;
-    unsigned jobs;      /* -j; 0: the online CPUs */
-    uint64_t max_input; /* decompressed bytes per input */
+    unsigned jobs;        /* -j; 0: the online CPUs */
+    uint64_t jobs_memory; /* --jobs-memory; 0: the default */
+    uint64_t max_input;   /* decompressed bytes per input */
     const char *help_plugin;
     const char *window, *steps, *step_name, *input, *rank;
     char **inputs;
@@ -61,6 +62,9 @@ static void cli_usage(FILE *f)
           "  -j, --jobs N          read up to N inputs at once on N threads (default: the\n"
           "                        online CPUs, at most the inputs; 1: one after another);\n"
           "                        the output is the same for every N\n"
+          "      --jobs-memory SIZE  most memory the inputs read ahead may hold at once\n"
+          "                        (suffixes K M G T; default a quarter of the memory; 0: no\n"
+          "                        limit); past it threads wait; the output is the same\n"
           "      --plugin-path DIR search DIR for plugins (repeatable)\n"
           "      --max-input-bytes N  stop when a gzip input decompresses past N bytes\n"
           "                        (suffixes K M G T; default 64G; 0: no limit)\n"
@@ -153,7 +157,8 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         O_STEP_NAME,
         O_INPUT,
         O_RANK,
-        O_KEEP_GOING
+        O_KEEP_GOING,
+        O_JOBS_MEMORY
     };
     static const struct option longopts[] = {
         {"reader", required_argument, 0, 'r'},
@@ -174,6 +179,7 @@ static int cli_parse(int argc, char **argv, cli_args *a)
         {"stats", no_argument, 0, O_STATS},
         {"keep-going", no_argument, 0, O_KEEP_GOING},
         {"jobs", required_argument, 0, 'j'},
+        {"jobs-memory", required_argument, 0, O_JOBS_MEMORY},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, 'V'},
@@ -262,6 +268,13 @@ static int cli_parse(int argc, char **argv, cli_args *a)
                                        "or 0 for no limit)",
                                        optarg);
             break;
+        case O_JOBS_MEMORY:
+            if (cli_parse_size(optarg, &a->jobs_memory) < 0)
+                return cli_usage_error("--jobs-memory: '%s' is not a size (like 64K, 500M, 2G, "
+                                       "or 0 for no limit)",
+                                       optarg);
+            if (!a->jobs_memory) a->jobs_memory = UINT64_MAX;
+            break;
         case O_PLUGIN_PATH:
             cli_push(&a->plugin_paths, &a->npaths, optarg);
             break;
@@ -325,6 +338,7 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     o.max_input_size = a->max_input;
     o.keep_going = a->keep_going;
     o.jobs = a->jobs;
+    o.jobs_memory = a->jobs_memory;
     int from_stdin = !a->ninputs;
     for (size_t i = 0; i < a->ninputs; i++)
         from_stdin |= strcmp(a->inputs[i], "-") == 0;

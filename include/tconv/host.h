@@ -149,6 +149,13 @@ typedef struct tconv_run_opts {
      * reads them one after another on the calling thread. Any value gives the same output,
      * messages and outcome; hooks are called on the calling thread only. */
     unsigned jobs;
+    /* ---- appended in ABI 1.3 ---- */
+    /* With jobs > 1: the most bytes the inputs read ahead may hold at once (their recordings);
+     * a thread reading ahead past it waits for the calling thread to catch up. The input the
+     * calling thread takes next is never held back, so the run may exceed this by that input's
+     * recording. 0: a quarter of the memory of the machine or of the process's cgroup;
+     * UINT64_MAX: no limit. Any value gives the same output. */
+    uint64_t jobs_memory;
 } tconv_run_opts;
 
 #define TCONV_RUN_OPTS_INIT                                                                        \

@@ -68,10 +68,12 @@ cp "$CH/all-phases.json" "$TMP/dir/a.json"
 cp "$IN" "$TMP/dir/sub/b.tevt"
 echo notes >"$TMP/dir/README"
 same dir -w text "$TMP/dir" "$CH/flow_simple.json"
-for j in 1 2; do
-    "$TCONV" -j "$j" -w text "$CH/all-phases.json" - "$IN" <"$TMP/nesting.bin" >"$TMP/stdin.$j" 2>&1
+for j in 1 2 "2 --jobs-memory 1"; do
+    # shellcheck disable=SC2086 # j is -j's argument and maybe a budget
+    "$TCONV" -j $j -w text "$CH/all-phases.json" - "$IN" <"$TMP/nesting.bin" >"$TMP/stdin.${j// /}" 2>&1
 done
 cmp "$TMP/stdin.1" "$TMP/stdin.2" || fail "standard input among the inputs: -j 2 differs"
+cmp "$TMP/stdin.1" "$TMP/stdin.2--jobs-memory1" || fail "standard input among the inputs: a budget differs"
 
 # ---- -j itself ------------------------------------------------------------------------------
 expect_rc 2 "$TCONV" -j 0 -w text "$IN"
@@ -79,6 +81,39 @@ expect_grep "$TMP/err" "-j '0': give a number of threads from 1 to 4096"
 expect_rc 2 "$TCONV" -j x -w text "$IN"
 expect_rc 0 "$TCONV" --help
 expect_grep "$TMP/out" "-j, --jobs N"
+expect_grep "$TMP/out" "--jobs-memory SIZE"
+expect_rc 2 "$TCONV" -j 2 --jobs-memory 5X -w text "$IN"
+expect_grep "$TMP/err" "--jobs-memory: '5X' is not a size"
+expect_rc 0 "$TCONV" -j 2 --jobs-memory 0 -w text "$IN" "$IN"
+
+# ---- the byte budget bounds memory -----------------------------------------------------------
+# Six generated rank traces of 20 MB (a recording of ~10 MB each, for pprof): without a budget
+# -j 6 holds several recordings at once (~65 MB peak against ~13 MB for -j 1). The bound is the
+# budget, plus the recording the main thread waits for, plus a report's step per thread: with
+# 8 MB, six threads begin at once and must wait at 8 MB (~30 MB; ~55 MB when they do not wait);
+# with 1 byte no thread begins an input once a recording has reported (~15 to 24 MB). Peak RSS
+# of each run, from getrusage. Not under a sanitizer (its own memory).
+libs=$(ldd "$TCONV" 2>/dev/null || true)
+if [[ $libs == *libasan* || $libs == *libtsan* ]] || ! command -v python3 >/dev/null; then
+    echo "skipped: the memory check (a sanitizer build, or no python3)"
+else
+    mkdir "$TMP/big"
+    python3 "$SRC/bench/gen_trace.py" --ranks 6 "$TMP/big" 20 >/dev/null
+    rss() { # rss ARGS...: peak RSS in MB of tconv ARGS -w pprof on the six traces
+        python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
+            "$TCONV" "$@" -w pprof -o "$TMP/big.pb.gz" "$TMP"/big/rank-*.json
+    }
+    one=$(rss -j 1)
+    free=$(rss -j 6 --jobs-memory 0)
+    held8=$(rss -j 6 --jobs-memory 8M)
+    held1=$(rss -j 6 --jobs-memory 1)
+    echo "peak RSS: -j 1 $one MB, -j 6 $free MB, with --jobs-memory 8M $held8 MB, 1 byte $held1 MB"
+    [ "$free" -gt $((one + 30)) ] || fail "-j 6 without a budget held no more than -j 1 ($free, $one MB)"
+    [ "$held8" -lt $((one + 25)) ] || fail "-j 6 --jobs-memory 8M held $held8 MB, -j 1 $one MB"
+    [ "$held1" -lt $((one + 20)) ] || fail "-j 6 --jobs-memory 1 held $held1 MB, -j 1 $one MB"
+fi
 
 # ---- real multi-rank traces (the in-tree corpus slice) -----------------------------------------
 HTA=$SRC/corpus/HolisticTraceAnalysis/tests/data
