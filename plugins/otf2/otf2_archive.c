@@ -99,9 +99,16 @@ static void otf2_xlate_attrs(const otf2_state *st, otf2_cursor *c, otf2_bytes *b
     }
 }
 
-/* A location's hash (otf2_traceid.c) when it was collected with this rank's ids: that of its
- * records as one writer holds them, with the run's ids, so that the archive's identifier is
- * one writer's. */
+/* A location's own hash (otf2_traceid.c), over its records as the given bytes. */
+static uint64_t otf2_loc_hash(const otf2_loc *l, const void *records, size_t len)
+{
+    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
+    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
+    return otf2_traceid_hash(h, records, len);
+}
+
+/* A location's hash when it was collected with this rank's ids: that of its records as one
+ * writer holds them, with the run's ids, so that the archive's identifier is one writer's. */
 static uint64_t otf2_xlate_hash(const otf2_state *st, const otf2_loc *l)
 {
     otf2_bytes b = {0};
@@ -125,9 +132,7 @@ static uint64_t otf2_xlate_hash(const otf2_state *st, const otf2_loc *l)
         }
         if (tag & OTF2W_REC_ATTRS) otf2_xlate_attrs(st, &c, &b);
     }
-    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
-    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
-    h = otf2_traceid_hash(h, b.p, b.len);
+    uint64_t h = otf2_loc_hash(l, b.p, b.len);
     otf2_bytes_free(&b);
     return h;
 }
@@ -197,14 +202,14 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
     }
     OTF2W_TRY(st, "counting events", OTF2_EvtWriter_GetNumberOfEvents(w, &l->nevents));
     OTF2W_TRY(st, "closing an event writer", OTF2_Archive_CloseEvtWriter(ar, w));
-    /* The location's own hash, then that into the archive's (otf2_traceid.c). */
-    uint64_t h = otf2_traceid_hash(0, &l->id, sizeof(l->id));
-    h = otf2_traceid_hash(h, &l->base_ts, sizeof(l->base_ts));
-    h = otf2_traceid_hash(h, l->buf.p, l->buf.len);
-    if (st->xl)
-        l->hash = otf2_xlate_hash(st, l); /* for rank 0, which makes the archive's hash */
-    else
+    /* The location's own hash, then that into the archive's (otf2_traceid.c); a rank's goes to
+     * rank 0, which makes the archive's. */
+    if (st->xl) {
+        l->hash = otf2_xlate_hash(st, l);
+    } else {
+        uint64_t h = otf2_loc_hash(l, l->buf.p, l->buf.len);
         otf2_traceid_mix(st, &h, sizeof(h));
+    }
     otf2_bytes_free(&l->buf);
     return TCONV_OK;
 }
@@ -581,8 +586,7 @@ static tconv_status otf2_write_part_events(otf2_state *st, OTF2_Archive *ar)
 static void otf2_gather_locations(otf2_state *st, otf2_state *g, tconv_collective *c)
 {
     int size = tconv_collective_size(c);
-    uint64_t n = st->nlocations * OTF2W_PART_LOC;
-    uint64_t *mine = malloc((n ? n : 1) * sizeof(*mine));
+    uint64_t *mine = malloc((st->nlocations ? st->nlocations : 1) * OTF2W_PART_LOC * sizeof(*mine));
     if (!mine) otf2_oom();
     for (size_t i = 0; i < st->nlocations; i++) {
         const otf2_loc *l = &st->locs[st->order[i]];
@@ -590,48 +594,37 @@ static void otf2_gather_locations(otf2_state *st, otf2_state *g, tconv_collectiv
         mine[i * OTF2W_PART_LOC + 1] = l->nevents;
         mine[i * OTF2W_PART_LOC + 2] = l->hash;
     }
-    size_t *eight = malloc((size_t)size * sizeof(*eight));
-    uint64_t *lens = malloc((size_t)size * sizeof(*lens));
-    if (!eight || !lens) otf2_oom();
-    for (int q = 0; q < size; q++)
-        eight[q] = sizeof(uint64_t);
-    tconv_collective_gatherv(c, &n, sizeof(n), lens, eight, 0);
-    size_t total = 0;
-    for (int q = 0; g && q < size; q++) {
-        total += lens[q];
-        eight[q] = lens[q] * sizeof(uint64_t);
-    }
-    uint64_t *all = g ? malloc((total ? total : 1) * sizeof(*all)) : NULL;
-    if (g && !all) otf2_oom();
-    tconv_collective_gatherv(c, mine, n * sizeof(uint64_t), all, eight, 0);
+    const otf2_bytes b = {(uint8_t *)mine, st->nlocations * OTF2W_PART_LOC * sizeof(*mine), 0};
+    size_t *lens;
+    unsigned char *bytes = otf2_gather(c, &b, &lens);
     if (g) {
         uint64_t *hash = calloc(g->nlocations ? g->nlocations : 1, sizeof(*hash));
         if (!hash) otf2_oom();
-        size_t i = 0;
+        size_t off = 0;
         for (int q = 0; q < size; q++) {
-            uint64_t events = 0;
-            for (uint64_t k = 0; k < lens[q] && i + OTF2W_PART_LOC <= total; k += OTF2W_PART_LOC) {
-                uint64_t id = all[i];
-                events += all[i + 1];
-                if (id < g->nlocations) {
-                    g->locs[g->order[id]].nevents = all[i + 1];
-                    hash[id] = all[i + 2];
+            uint64_t events = 0, nloc = lens[q] / (OTF2W_PART_LOC * sizeof(uint64_t));
+            for (uint64_t k = 0; k < nloc; k++, off += OTF2W_PART_LOC * sizeof(uint64_t)) {
+                uint64_t loc[OTF2W_PART_LOC];
+                memcpy(loc, bytes + off, sizeof(loc));
+                events += loc[1];
+                if (loc[0] < g->nlocations) {
+                    g->locs[g->order[loc[0]]].nevents = loc[1];
+                    hash[loc[0]] = loc[2];
                 }
-                i += OTF2W_PART_LOC;
             }
+            off += lens[q] % (OTF2W_PART_LOC * sizeof(uint64_t));
             /* What each rank says it wrote: proof that the event files are the ranks' own. */
             tconv_note(g->ctx,
                        "otf2: rank %d wrote the event files of %llu locations (%llu events)", q,
-                       (unsigned long long)(lens[q] / OTF2W_PART_LOC), (unsigned long long)events);
+                       (unsigned long long)nloc, (unsigned long long)events);
         }
         for (size_t id = 0; id < g->nlocations; id++)
             otf2_traceid_mix(g, &hash[id], sizeof(hash[id]));
         free(hash);
     }
-    free(all);
-    free(mine);
-    free(eight);
+    free(bytes);
     free(lens);
+    free(mine);
 }
 
 tconv_status otf2_archive_write_part(otf2_state *st, otf2_state *g, tconv_collective *c)

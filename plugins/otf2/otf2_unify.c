@@ -65,8 +65,7 @@ static tconv_str otf2_get_str(otf2_state *g, otf2_cursor *c)
     return s;
 }
 
-/* Bytes to rank 0 (out: every rank's, in rank order, with their lengths), then back. */
-static unsigned char *otf2_gather(tconv_collective *c, const otf2_bytes *b, size_t **lens_out)
+unsigned char *otf2_gather(tconv_collective *c, const otf2_bytes *b, size_t **lens_out)
 {
     int size = tconv_collective_size(c), root = tconv_collective_rank(c) == 0;
     size_t *eight = malloc((size_t)size * sizeof(*eight));
@@ -229,20 +228,26 @@ typedef struct otf2_utrack {
     uint64_t nrec;
 } otf2_utrack;
 
+/* The single writer's order of what ranks define: by first input, then rank, then the rank's
+ * own order (an input is read by one rank, so rank only keeps the sort total). */
+static int otf2_first_use_cmp(uint32_t xin, uint32_t xrank, uint32_t xseq, uint32_t yin,
+                              uint32_t yrank, uint32_t yseq)
+{
+    if (xin != yin) return xin < yin ? -1 : 1;
+    if (xrank != yrank) return xrank < yrank ? -1 : 1;
+    return xseq < yseq ? -1 : xseq > yseq;
+}
+
 static int otf2_udef_cmp(const void *a, const void *b)
 {
     const otf2_udef *x = a, *y = b;
-    if (x->ginput != y->ginput) return x->ginput < y->ginput ? -1 : 1;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    return x->local < y->local ? -1 : x->local > y->local;
+    return otf2_first_use_cmp(x->ginput, x->rank, x->local, y->ginput, y->rank, y->local);
 }
 
 static int otf2_utrack_cmp(const void *a, const void *b)
 {
     const otf2_utrack *x = a, *y = b;
-    if (x->ginput != y->ginput) return x->ginput < y->ginput ? -1 : 1;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    return x->local < y->local ? -1 : x->local > y->local;
+    return otf2_first_use_cmp(x->ginput, x->rank, x->local, y->ginput, y->rank, y->local);
 }
 
 typedef struct otf2_ulist {
@@ -415,9 +420,7 @@ typedef struct otf2_umark {
 static int otf2_umark_cmp(const void *a, const void *b)
 {
     const otf2_umark *x = a, *y = b;
-    if (x->ginput != y->ginput) return x->ginput < y->ginput ? -1 : 1;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    return otf2_first_use_cmp(x->ginput, x->rank, x->seq, y->ginput, y->rank, y->seq);
 }
 
 static void otf2_merge_markers(otf2_state *g, otf2_urank *ranks, int size,

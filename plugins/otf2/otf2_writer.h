@@ -261,6 +261,9 @@ OTF2_ErrorCode otf2_coll_set(OTF2_Archive *ar, tconv_collective *c);
 
 /* otf2_unify.c: the finish of one of the writers of an MPI run (tconv_ctx_collective). */
 tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c);
+/* Collective: every rank's bytes to rank 0, in rank order (NULL elsewhere), with each rank's
+ * length in *lens (malloc'd, on every rank). */
+unsigned char *otf2_gather(tconv_collective *c, const otf2_bytes *b, size_t **lens);
 void otf2_state_free(otf2_state *st);
 /* The track and input facts the layout reads: the whole run's on rank 0 of an MPI run. */
 const tconv_track *otf2_track(const otf2_state *st, uint32_t track);
