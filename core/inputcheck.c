@@ -8,6 +8,9 @@
 
 enum { IC_SAMPLE, IC_SPAN, IC_END };
 
+/* The sample types of an input that declared none, as the messages name them. */
+static const char ic_no_types[] = "no declared types";
+
 /* What the checks were given: an input's first sample (its types, whether its own), its first
  * span, its end (the types it leaves to the next input, if it declared any). launch: the input
  * had declared launch stacks by then, which a message's hint tells. */
@@ -72,12 +75,11 @@ void tconv_inputcheck_free(tconv_inputcheck *c)
 
 char *tconv_inputcheck_types_text(const tconv_sample_type *t, size_t n)
 {
-    static const char none[] = "no declared types";
-    size_t len = sizeof(none);
+    size_t len = sizeof(ic_no_types);
     for (size_t i = 0; i < n; i++)
         len += strlen(t[i].type ? t[i].type : "") + strlen(t[i].unit ? t[i].unit : "") + 3;
     char *s = tconv_xmalloc(len), *p = s;
-    if (!n) return memcpy(s, none, sizeof(none));
+    if (!n) return memcpy(s, ic_no_types, sizeof(ic_no_types));
     for (size_t i = 0; i < n; i++)
         p += sprintf(p, "%s%s/%s", i ? ", " : "", t[i].type ? t[i].type : "",
                      t[i].unit ? t[i].unit : "");
@@ -316,9 +318,7 @@ tconv_status tconv_inputcheck_replay(const tconv_inputcheck *c, tconv_ctx *ctx,
         r->launch_of[input] = e->launch;
         const char *name = e->name ? e->name : "<input>";
         if (e->kind == IC_SAMPLE) {
-            const char *types = e->own && e->types ? e->types
-                                : carried          ? carried
-                                                   : "no declared types";
+            const char *types = e->own && e->types ? e->types : carried ? carried : ic_no_types;
             if (tconv_inputcheck_wants_sample(r, input))
                 st = ic_sample(r, ctx, input, name, tconv_xstrdup(types));
         } else if (e->kind == IC_SPAN) {

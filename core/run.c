@@ -837,7 +837,7 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
     if (me == 0) {
         run_coll_rank *rk = tconv_xcalloc((size_t)size, sizeof(*rk));
         tconv_inputcheck_log *log = final ? NULL : tconv_inputcheck_log_new();
-        int first = -1, nall = 0;
+        int first = -1;
         for (int q = 0, off = 0; q < size; off += (int)counts[q], q++) {
             tconv_wire *x = &rk[q].w;
             x->p = all + off;
@@ -852,16 +852,13 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
             for (uint64_t i = 0; i < rk[q].npos; i++)
                 rk[q].pos[i] = tconv_wire_get_u64(x);
             if (log) tconv_inputcheck_log_decode(log, x);
-            nall += (int)rk[q].npos;
             if (rk[q].fail_pos != UINT64_MAX &&
                 (first < 0 || (!final && rk[q].fail_pos < rk[first].fail_pos)))
                 first = q;
         }
-        if (first > 0) {
+        if (first > 0) { /* else rank 0's own error, or none, stays */
             run_coll_take_error(r->ctx, &rk[first].w, (int)rk[first].usage);
             *usage = (int)rk[first].usage;
-        } else if (first < 0 || !final) {
-            /* rank 0's own error, or none, stays */
         }
         int recheck = log && run_coll_recheck(r, cs, rk, first, log);
         tconv_inputcheck_log_free(log);
@@ -877,22 +874,28 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
             word[0] = run_read_checks(r, TCONV_OK) != TCONV_OK;
         }
         if (!final) {
-            /* The whole run's index of an input: how many inputs were counted before it. */
+            /* The whole run's index of an input: how many inputs were counted before it, from
+             * counts by position summed up (positions are the input list's). */
             gcounts = tconv_xcalloc((size_t)size, sizeof(*gcounts));
-            size_t ng = 0;
-            for (int q = 0; q < size; q++)
+            size_t ng = 0, npos = 0;
+            for (int q = 0; q < size; q++) {
                 ng += (size_t)rk[q].npos;
+                for (uint64_t i = 0; i < rk[q].npos; i++)
+                    if (rk[q].pos[i] + 1 > npos) npos = (size_t)rk[q].pos[i] + 1;
+            }
+            uint32_t *before = tconv_xcalloc(npos + 1, sizeof(*before));
+            for (int q = 0; q < size; q++)
+                for (uint64_t i = 0; i < rk[q].npos; i++)
+                    before[rk[q].pos[i] + 1]++;
+            for (size_t p = 1; p <= npos; p++)
+                before[p] += before[p - 1];
             globals = tconv_xcalloc(ng ? ng : 1, sizeof(*globals));
             for (int q = 0, at = 0; q < size; q++) {
-                for (uint64_t i = 0; i < rk[q].npos; i++) {
-                    uint32_t g = 0;
-                    for (int o = 0; o < size; o++)
-                        for (uint64_t j = 0; j < rk[o].npos; j++)
-                            g += rk[o].pos[j] < rk[q].pos[i];
-                    globals[at++] = g;
-                }
+                for (uint64_t i = 0; i < rk[q].npos; i++)
+                    globals[at++] = before[rk[q].pos[i]];
                 gcounts[q] = (size_t)rk[q].npos * sizeof(uint32_t);
             }
+            free(before);
         }
         if (final || word[0]) {
             for (int q = 1; q < size; q++) {
@@ -903,7 +906,6 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
         for (int q = 0; q < size; q++)
             free(rk[q].pos);
         free(rk);
-        (void)nall;
     }
     tconv_mpi_bcast(m, word, sizeof(word), 0);
     if (!final) {

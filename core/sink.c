@@ -450,14 +450,12 @@ static tconv_status sink_record(tconv_sink *s, const tconv_event *in)
     tconv_event e;
     tconv_status st = sink_check(s, in, &e);
     if (st != TCONV_OK) return st;
-    if ((++s->accepted & (SINK_PROGRESS_EVERY - 1)) == 0 &&
-        (tconv_ctx_interrupted(s->ctx) ||
-         (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed)))) {
-        if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
-        return TCONV_FATAL;
-    }
-    if (tconv_rec_event(s->rec, &e) < 0) {
-        /* Given up to the main thread, which reads the input in line (-j's byte budget). */
+    int stop = (++s->accepted & (SINK_PROGRESS_EVERY - 1)) == 0 &&
+               (tconv_ctx_interrupted(s->ctx) ||
+                (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed)));
+    /* A recording under -j's byte budget may be given up to the main thread, which then reads
+     * the input in line. */
+    if (stop || tconv_rec_event(s->rec, &e) < 0) {
         if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
         return TCONV_FATAL;
     }
