@@ -1048,10 +1048,12 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
     pthread_mutex_init(&par.mu, NULL);
     if (r->mpi) tconv_mpi_plan(r->mpi, &inputs);
     unsigned threads = r->mpi ? 1 : run_threads(r, inputs.n);
-    uint64_t budget = run_jobs_memory(r);
-    par.step = run_budget_step(budget, threads);
-    tconv_jobs *jobs =
-        threads > 1 ? tconv_jobs_start(inputs.n, threads, budget, run_job_read, &par) : NULL;
+    tconv_jobs *jobs = NULL;
+    if (threads > 1) { /* the budget (sysconf, the cgroup's files) only where there are jobs */
+        uint64_t budget = run_jobs_memory(r);
+        par.step = run_budget_step(budget, threads);
+        jobs = tconv_jobs_start(inputs.n, threads, budget, run_job_read, &par);
+    }
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
     if (r->coll_on) {
