@@ -76,6 +76,7 @@ typedef struct chrome_record {
     uint64_t offset; /* decompressed byte offset of the event's '{' */
     uint64_t index;  /* position of the event in its array, from 0 */
 } chrome_record;
+_Static_assert(CHROME_F_COUNT <= 32, "fset holds a bit per field");
 
 chrome_field chrome_field_lookup(const char *key, size_t len);
 
