@@ -273,6 +273,21 @@ static uint32_t otf2_ginput(const otf2_urank *r, uint64_t local)
     return local < r->ninputs ? r->ginput[local] : 0;
 }
 
+/* Room for cap inputs' rank, whether known, and host (new entries unknown, no host). */
+static void otf2_granks_grow(int64_t **grank, unsigned char **grank_has, tconv_str **hosts,
+                             size_t *granks_cap, size_t cap)
+{
+    if (cap <= *granks_cap) return;
+    size_t old = *granks_cap;
+    *grank = realloc(*grank, cap * sizeof(**grank));
+    *grank_has = realloc(*grank_has, cap);
+    *hosts = realloc(*hosts, cap * sizeof(**hosts));
+    if (!*grank || !*grank_has || !*hosts) otf2_oom();
+    memset(*grank_has + old, 0, cap - old);
+    memset(*hosts + old, 0, (cap - old) * sizeof(**hosts));
+    *granks_cap = cap;
+}
+
 /* Decodes rank q's message; its definitions join the lists, its tracks the track list. */
 static void otf2_decode_rank(otf2_state *g, otf2_urank *r, uint32_t q, otf2_cursor *c,
                              otf2_utrack **tracks, size_t *ntracks, size_t *tracks_cap,
@@ -291,16 +306,7 @@ static void otf2_decode_rank(otf2_state *g, otf2_urank *r, uint32_t q, otf2_curs
         tconv_str host = otf2_get_uv(c) ? otf2_get_str(g, c) : 0;
         r->nflows[i] = otf2_get_uv(c);
         if (gi == UINT32_MAX) continue;
-        if (gi >= *granks_cap) {
-            size_t old = *granks_cap, cap = gi + 1u;
-            *grank = realloc(*grank, cap * sizeof(**grank));
-            *grank_has = realloc(*grank_has, cap);
-            *hosts = realloc(*hosts, cap * sizeof(**hosts));
-            if (!*grank || !*grank_has || !*hosts) otf2_oom();
-            memset(*grank_has + old, 0, cap - old);
-            memset(*hosts + old, 0, (cap - old) * sizeof(**hosts));
-            *granks_cap = cap;
-        }
+        otf2_granks_grow(grank, grank_has, hosts, granks_cap, (size_t)gi + 1);
         (*grank)[gi] = rank;
         (*grank_has)[gi] = (unsigned char)has;
         (*hosts)[gi] = host;
@@ -638,14 +644,7 @@ static int otf2_unify_root(otf2_state *g, tconv_collective *c, const unsigned ch
         off += lens[q];
     }
     /* Every input below the last the layout counts has its rank known (or not) here. */
-    if (ninputs > granks_cap) {
-        g->grank = realloc(g->grank, ninputs * sizeof(*g->grank));
-        g->grank_has = realloc(g->grank_has, ninputs);
-        hosts = realloc(hosts, ninputs * sizeof(*hosts));
-        if (!g->grank || !g->grank_has || !hosts) otf2_oom();
-        memset(g->grank_has + granks_cap, 0, ninputs - granks_cap);
-        memset(hosts + granks_cap, 0, (ninputs - granks_cap) * sizeof(*hosts));
-    }
+    otf2_granks_grow(&g->grank, &g->grank_has, &hosts, &granks_cap, ninputs);
     if (ninputs) otf2_collect_input(g, (uint32_t)ninputs - 1);
     for (size_t i = 0; i < ninputs; i++)
         g->inputs[i].host = hosts[i];
