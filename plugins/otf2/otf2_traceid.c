@@ -6,9 +6,9 @@
  * archive byte for byte, and different inputs different identifiers.
  *
  * Each location's records are hashed on their own, from zero, and only that location's hash
- * enters the archive's, in location order: whoever writes a location's events (another process
- * of an MPI run, one day) can hand over 8 bytes instead of the records, and the identifier stays
- * the same. */
+ * enters the archive's, in location order: whoever writes a location's events (another rank
+ * of an MPI run: otf2_archive_write_part) hands over 8 bytes instead of the records, and the
+ * identifier stays the same. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
