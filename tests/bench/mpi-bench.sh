@@ -12,6 +12,8 @@
 #   PROCS      the mpirun -n values, default "2"
 #   RUNS       runs per measurement, the best of which is shown (default 3)
 #   OMPI_MCA_pml=ob1  on one machine: Open MPI without UCX, whose probing costs 0.2 s per start
+#   MPIRUN1=1  also time `mpirun -n 1` (a plain run, plus mpirun's start-up), shown as P=m1:
+#              the speed-up from more processes with the launcher's cost on both sides
 #
 # The traces are those of tests/bench/jobs-bench.sh. Each MPI run's output is checked to be
 # byte-identical to the single process's. Wall time is the whole mpirun's (start-up included);
@@ -46,13 +48,16 @@ chmod +x "$TMP/rank.sh"
 export TIMES=$TMP/time
 
 for w in ${WRITERS:-pprof folded}; do
-    for p in 1 ${PROCS:-2}; do
+    for p in 1 ${MPIRUN1:+m1} ${PROCS:-2}; do
         best=
         for ((i = 0; i < RUNS; i++)); do
             rm -rf "$TMP/out.$p" "$TIMES".*
             start=$(date +%s.%N)
             if [ "$p" = 1 ]; then
                 "$TMP/rank.sh" "$TCONV" -q -j 1 -w "$w" -o "$TMP/out.$p" "${inputs[@]}"
+            elif [ "$p" = m1 ]; then
+                mpirun -q --allow-run-as-root -n 1 "$TMP/rank.sh" "$TCONV" -q -j 1 -w "$w" \
+                    -o "$TMP/out.$p" "${inputs[@]}"
             else
                 mpirun -q --oversubscribe --allow-run-as-root -n "$p" "$TMP/rank.sh" "$TCONV" -q \
                     -w "$w" -o "$TMP/out.$p" "${inputs[@]}"
