@@ -424,6 +424,10 @@ void tconv_sink_stage_discard(tconv_sink *s);
 tconv_sink *tconv_sink_new_recording(tconv_ctx *wctx, tconv_rec *rec, const atomic_int *abandon);
 /* A recorded event, its ids those of the run's context: the rest of a push. */
 tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e);
+/* An input was read to its end, or left out: lanes are split off, and the stack writers' samples
+ * of its spans may go to the writer now (core/sink.c says when). TCONV_FATAL: the stages or the
+ * writer failed, as they would have at the finish. */
+tconv_status tconv_sink_input_done(tconv_sink *s);
 
 /* Sort idx[n] in place by cmp(ctx, a, b), which must never call two indices equal. */
 typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);
@@ -438,6 +442,11 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev);
 /* Every event's time, buffered or not, so an unclosed span can be closed at its track's end. */
 void tconv_order_note_time(tconv_order *o, uint32_t track, int64_t t);
 tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user);
+/* An input was read to its end: its GPU streams and async tracks are split into lanes now, so
+ * that the lanes' track ids follow the input's own tracks (core/order.c says why). */
+tconv_status tconv_order_input_done(tconv_order *o);
+/* The most bytes the stage held at an input's end, at a flush, or now. */
+size_t tconv_order_peak_bytes(tconv_order *o);
 void tconv_order_free(tconv_order *o);
 /* What the stage holds: events buffered, and their bytes with full copies and tables. */
 size_t tconv_order_events(const tconv_order *o);

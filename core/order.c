@@ -67,8 +67,9 @@ typedef struct order_chunk {
 typedef struct order_list {
     order_chunk *head, *tail;
     size_t n;
-    int64_t last; /* latest time of any event pushed on the track, buffered or not */
-    int64_t base; /* the time records are offsets from: the track's first */
+    int64_t last;   /* latest time of any event pushed on the track, buffered or not */
+    int64_t base;   /* the time records are offsets from: the track's first */
+    uint32_t ready; /* 1 + its index in o->ready once split into lanes; 0: not */
 } order_list;
 
 /* The strings of a record, interned together: spans and points repeat few combinations. */
@@ -101,6 +102,11 @@ struct tconv_order {
     size_t nslots;     /* a power of two */
     order_pool wide;   /* uint64_t: flow ids wider than a slot */
     order_pool values; /* double: counter values that are not 48-bit integers */
+    size_t peak;       /* the most bytes held at an input's end or a flush (for -v) */
+    /* Tracks split into lanes at their input's end (tconv_order_input_done), ready to emit. */
+    struct order_ready *ready;
+    size_t nready, capready;
+    uint32_t done_tracks; /* tracks below it belong to inputs already done */
 };
 
 enum { ORDER_CHUNK_MIN = 4, ORDER_CHUNK_MAX = 8192 };
@@ -201,7 +207,7 @@ static order_list *order_list_get(tconv_order *o, uint32_t track)
         size_t n = o->nlists;
         TCONV_GROW(o->lists, o->nlists, (size_t)track + 1);
         for (size_t i = n; i < o->nlists; i++)
-            o->lists[i] = (order_list){NULL, NULL, 0, INT64_MIN, 0};
+            o->lists[i] = (order_list){NULL, NULL, 0, INT64_MIN, 0, 0};
     }
     return &o->lists[track];
 }
@@ -232,9 +238,12 @@ static void order_free_chunks(order_list *l)
     l->n = 0;
 }
 
+static void order_ready_free_all(tconv_order *o);
+
 void tconv_order_free(tconv_order *o)
 {
     if (!o) return;
+    order_ready_free_all(o);
     for (size_t i = 0; i < o->nlists; i++)
         order_free_chunks(&o->lists[i]);
     free(o->lists);
@@ -803,92 +812,236 @@ static size_t order_lanes(order_run *r, const uint32_t *idx, size_t n, uint32_t 
     return nlanes ? nlanes : 1;
 }
 
-/* Emit lane by lane, each as a track of its own, lane 0 under the track's id. */
-static void order_emit_lanes(order_run *r, uint32_t *idx, size_t n)
+/* Warnings made while a track is split into lanes at its input's end, kept aside until the track
+ * is emitted, where a flush of everything at the end makes them: the kinds' order and their first
+ * messages do not depend on when the lanes were made. */
+typedef struct order_warnings {
+    tconv_warning *w;
+    size_t n, cap;
+} order_warnings;
+
+static void order_warnings_swap(tconv_ctx *ctx, order_warnings *aside)
 {
-    uint32_t *lane = tconv_xmalloc((n ? n : 1) * sizeof(*lane));
-    size_t nlanes = order_lanes(r, idx, n, lane);
-    if (nlanes == 1) {
-        free(lane);
-        order_emit_all(r, idx, n);
-        return;
+    order_warnings cur = {ctx->warnings, ctx->nwarnings, ctx->capwarnings};
+    ctx->warnings = aside->w;
+    ctx->nwarnings = aside->n;
+    ctx->capwarnings = aside->cap;
+    *aside = cur;
+}
+
+static void order_warnings_give(tconv_ctx *ctx, order_warnings *aside)
+{
+    for (size_t i = 0; i < aside->n; i++) {
+        tconv_warning_merge(ctx, aside->w[i].kind, aside->w[i].first, aside->w[i].count);
+        free(aside->w[i].kind);
+        free(aside->w[i].first);
     }
-    uint32_t *sub = tconv_xmalloc(n * sizeof(*sub));
+    free(aside->w);
+    memset(aside, 0, sizeof(*aside));
+}
+
+/* A track taken out of its list, ordered and paired, ready to emit: idx[0..live) in emission
+ * order; split into lanes, lane[k] is idx[k]'s and lane_track[l] lane l's track. */
+typedef struct order_ready {
+    order_run r;
+    uint32_t *idx, *lane, *lane_track;
+    size_t live, nlanes;
+    order_warnings warnings; /* made while preparing it at its input's end */
+} order_ready;
+
+/* Emit lane by lane, each as a track of its own, lane 0 under the track's id. */
+static void order_emit_lanes(order_ready *rd)
+{
+    order_run *r = &rd->r;
+    uint32_t *sub = tconv_xmalloc((rd->live ? rd->live : 1) * sizeof(*sub));
     uint32_t track = r->track;
-    for (size_t l = 0; l < nlanes && r->st == TCONV_OK; l++) {
+    for (size_t l = 0; l < rd->nlanes && r->st == TCONV_OK; l++) {
         size_t m = 0;
-        for (size_t k = 0; k < n; k++)
-            if (lane[k] == l) sub[m++] = idx[k];
-        r->track = l ? tconv_track_lane(r->o->ctx, track, (unsigned)l) : track;
+        for (size_t k = 0; k < rd->live; k++)
+            if (rd->lane[k] == l) sub[m++] = rd->idx[k];
+        /* Split at the flush, lanes are made as they come, as before lanes could be made at
+         * the input's end. */
+        r->track = l == 0           ? track
+                   : rd->lane_track ? rd->lane_track[l]
+                                    : tconv_track_lane(r->o->ctx, track, (unsigned)l);
         order_emit_all(r, sub, m);
     }
     r->track = track;
     free(sub);
-    free(lane);
 }
 
-static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn emit, void *user)
+/* Lane tracks, lane 0 being the track itself. */
+static void order_make_lanes(order_ready *rd)
+{
+    rd->lane_track = tconv_xmalloc(rd->nlanes * sizeof(*rd->lane_track));
+    rd->lane_track[0] = rd->r.track;
+    for (size_t l = 1; l < rd->nlanes; l++)
+        rd->lane_track[l] = tconv_track_lane(rd->r.o->ctx, rd->r.track, (unsigned)l);
+}
+
+/* Takes the track's records out of its list, pairs and orders them, and on a GPU stream or an
+ * async track finds its lanes (the lane tracks are the caller's to make). */
+static tconv_status order_prepare(tconv_order *o, uint32_t track, order_ready *rd)
 {
     tconv_ctx *ctx = o->ctx;
     order_list *l = &o->lists[track];
     size_t n = l->n;
+    memset(rd, 0, sizeof(*rd));
     if (n > UINT32_MAX) {
         tconv_error_set(ctx, "track %u has more than 2^32 events; split the input", track);
         return TCONV_FATAL;
     }
-    order_run r = {.o = o,
-                   .track = track,
-                   .input = tconv_track_describe(ctx, track)->input,
-                   .base = l->base,
-                   .emit = emit,
-                   .user = user,
-                   .st = TCONV_OK};
+    order_run *r = &rd->r;
+    *r = (order_run){.o = o,
+                     .track = track,
+                     .input = tconv_track_describe(ctx, track)->input,
+                     .base = l->base,
+                     .st = TCONV_OK};
     size_t capchunks = 0;
     for (order_chunk *c = l->head; c; c = c->next) {
-        TCONV_GROW(r.chunks, capchunks, r.nchunks + 1);
-        r.chunks[r.nchunks++] = c;
+        TCONV_GROW(r->chunks, capchunks, r->nchunks + 1);
+        r->chunks[r->nchunks++] = c;
     }
-    r.pending = tconv_xmalloc((r.nchunks ? r.nchunks : 1) * sizeof(*r.pending));
-    for (size_t k = 0; k < r.nchunks; k++)
-        r.pending[k] = r.chunks[k]->n;
+    r->pending = tconv_xmalloc((r->nchunks ? r->nchunks : 1) * sizeof(*r->pending));
+    for (size_t k = 0; k < r->nchunks; k++)
+        r->pending[k] = r->chunks[k]->n;
     l->head = l->tail = NULL; /* the run owns the chunks now */
+    l->n = 0;
 
     /* The records by time (fillers left out), then paired, then by emission order. */
     uint32_t *idx = tconv_xmalloc((n ? n : 1) * sizeof(*idx));
     size_t m = 0;
     for (size_t k = 0; k < n; k++)
-        if (!(order_at(&r, (uint32_t)k)->kind & ORDER_K_DEAD)) idx[m++] = (uint32_t)k;
-    order_sort(&r, idx, m, order_cmp_time);
-    order_pair_spans(&r, idx, m, l->last);
+        if (!(order_at(r, (uint32_t)k)->kind & ORDER_K_DEAD)) idx[m++] = (uint32_t)k;
+    order_sort(r, idx, m, order_cmp_time);
+    order_pair_spans(r, idx, m, l->last);
     size_t live = 0;
     for (size_t k = 0; k < m; k++)
-        if (!(order_at(&r, idx[k])->kind & ORDER_K_DEAD)) idx[live++] = idx[k];
+        if (!(order_at(r, idx[k])->kind & ORDER_K_DEAD)) idx[live++] = idx[k];
     for (size_t k = 0; k < n; k++)
-        if (order_at(&r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(&r, (uint32_t)k);
-    order_sort(&r, idx, live, order_cmp_emit);
+        if (order_at(r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(r, (uint32_t)k);
+    order_sort(r, idx, live, order_cmp_emit);
+    rd->idx = idx;
+    rd->live = live;
+    rd->nlanes = 1;
     unsigned kind = tconv_track_describe(ctx, track)->kind;
-    if (kind == TCONV_TRACK_GPU || kind == TCONV_TRACK_ASYNC)
-        order_emit_lanes(&r, idx, live);
-    else
-        order_emit_all(&r, idx, live);
+    if (kind == TCONV_TRACK_GPU || kind == TCONV_TRACK_ASYNC) {
+        rd->lane = tconv_xmalloc((live ? live : 1) * sizeof(*rd->lane));
+        rd->nlanes = order_lanes(r, idx, live, rd->lane);
+    }
+    return TCONV_OK;
+}
 
-    free(idx);
-    free(r.endargs);
-    for (size_t k = 0; k < r.nchunks; k++)
-        if (r.chunks[k]) {
-            o->bytes -= order_chunk_size(r.chunks[k]->cap);
-            free(r.chunks[k]);
+static tconv_status order_emit_ready(order_ready *rd, tconv_emit_fn emit, void *user)
+{
+    order_run *r = &rd->r;
+    r->emit = emit;
+    r->user = user;
+    if (rd->nlanes > 1)
+        order_emit_lanes(rd);
+    else
+        order_emit_all(r, rd->idx, rd->live);
+    return r->st;
+}
+
+static void order_ready_free(order_ready *rd)
+{
+    order_run *r = &rd->r;
+    free(rd->idx);
+    free(rd->lane);
+    free(rd->lane_track);
+    for (size_t i = 0; i < rd->warnings.n; i++) {
+        free(rd->warnings.w[i].kind);
+        free(rd->warnings.w[i].first);
+    }
+    free(rd->warnings.w);
+    free(r->endargs);
+    for (size_t k = 0; k < r->nchunks; k++)
+        if (r->chunks[k]) {
+            r->o->bytes -= order_chunk_size(r->chunks[k]->cap);
+            free(r->chunks[k]);
         }
-    free(r.chunks);
-    free(r.pending);
-    l->n = 0;
-    return r.st;
+    free(r->chunks);
+    free(r->pending);
+    memset(rd, 0, sizeof(*rd));
+}
+
+static void order_ready_free_all(tconv_order *o)
+{
+    for (size_t i = 0; i < o->nready; i++)
+        order_ready_free(&o->ready[i]);
+    free(o->ready);
+}
+
+static void order_note_peak(tconv_order *o)
+{
+    size_t b = tconv_order_bytes(o);
+    if (b > o->peak) o->peak = b;
+}
+
+size_t tconv_order_peak_bytes(tconv_order *o)
+{
+    order_note_peak(o);
+    return o->peak;
+}
+
+/* Lanes are tracks, made when their track is split. Made at the flush after the last input, they
+ * took ids after every input's tracks, so a flush could not come before the end without changing
+ * the ids of later inputs' tracks (which messages and the writers' tables in track order show).
+ * So the split comes at the input's end, for every run alike: the lanes' ids follow their own
+ * input's tracks, and the track waits, prepared, for the flush. Its warnings (the pairing's
+ * repairs) wait with it. Tracks are an input's (tconv_track_get makes them per input), so none
+ * of these gets events afterwards. */
+tconv_status tconv_order_input_done(tconv_order *o)
+{
+    tconv_ctx *ctx = o->ctx;
+    order_note_peak(o);
+    tconv_status st = TCONV_OK;
+    for (uint32_t t = o->done_tracks; t < o->nlists && st == TCONV_OK; t++) {
+        order_list *l = &o->lists[t];
+        if (!l->n || l->ready) continue;
+        unsigned kind = tconv_track_describe(ctx, t)->kind;
+        if (kind != TCONV_TRACK_GPU && kind != TCONV_TRACK_ASYNC) continue;
+        TCONV_GROW(o->ready, o->capready, o->nready + 1);
+        order_ready *rd = &o->ready[o->nready];
+        order_warnings mine = {0};
+        order_warnings_swap(ctx, &mine); /* the run's aside while the track's are made */
+        st = order_prepare(o, t, rd);
+        order_warnings_swap(ctx, &mine);
+        rd->warnings = mine;
+        if (st != TCONV_OK) {
+            order_ready_free(rd);
+            break;
+        }
+        if (rd->nlanes > 1) order_make_lanes(rd);
+        l->ready = (uint32_t)++o->nready;
+    }
+    o->done_tracks = tconv_track_count(ctx);
+    return st;
+}
+
+static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn emit, void *user)
+{
+    order_list *l = &o->lists[track];
+    order_ready local, *rd = &local;
+    tconv_status st = TCONV_OK;
+    if (l->ready) {
+        rd = &o->ready[l->ready - 1];
+        l->ready = 0;
+        order_warnings_give(o->ctx, &rd->warnings);
+    } else {
+        st = order_prepare(o, track, rd);
+    }
+    if (st == TCONV_OK) st = order_emit_ready(rd, emit, user);
+    order_ready_free(rd);
+    return st;
 }
 
 tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user)
 {
+    order_note_peak(o);
     tconv_status st = TCONV_OK;
     for (uint32_t t = 0; t < o->nlists && st == TCONV_OK; t++)
-        if (o->lists[t].n) st = order_track(o, t, emit, user);
+        if (o->lists[t].n || o->lists[t].ready) st = order_track(o, t, emit, user);
     return st;
 }

@@ -1038,7 +1038,7 @@ static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_i
 /* Reads every input into the sink; TCONV_FATAL with the error on the ctx. With more than one
  * thread, workers read inputs ahead into recordings, replayed here in input order: the run's
  * context and the sink see the same calls in the same order as when one thread reads all. */
-static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
+static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in_finish)
 {
     tconv_ctx *ctx = r->ctx;
     tconv_input_list inputs = {0};
@@ -1070,6 +1070,11 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage)
         uint32_t before = r->stats.inputs;
         st = run_item(r, sink, &inputs.items[i], job, usage);
         run_job_free(job);
+        /* Lanes, and the stack writers' samples of the input's spans while the threads read on:
+         * a failure there is the finish's (under per-rank writing, a failed read: the ranks agree
+         * on it below, and none goes on to the finish). */
+        if (st == TCONV_OK && (st = tconv_sink_input_done(sink)) != TCONV_OK && !r->coll_on)
+            *in_finish = 1;
         if (r->coll_on && r->stats.inputs > before) {
             TCONV_GROW(cs.pos, cs.npos, (size_t)before + 1);
             cs.pos[before] = (uint32_t)i;
@@ -1153,8 +1158,8 @@ static tconv_outcome run_convert(tconv_run *r)
     }
     tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
     tconv_sink_set_progress(sink, run_tick, r);
-    int usage = 0;
-    st = run_read(r, sink, &usage);
+    int usage = 0, in_finish = 0;
+    st = run_read(r, sink, &usage, &in_finish);
     if (st == TCONV_OK && r->o.only_rank &&
         tconv_selection_keep_rank(ctx, &ctx->selection, r->o.rank, r->read_ok, r->nread_ok) < 0) {
         usage = tconv_error_is_usage(ctx);
@@ -1162,6 +1167,9 @@ static tconv_outcome run_convert(tconv_run *r)
     }
     if (st == TCONV_OK) {
         st = tconv_sink_finish(sink);
+        in_finish = 1;
+    }
+    if (in_finish) {
         if (st != TCONV_OK && !tconv_error_pending(ctx))
             tconv_error_set(ctx, "the %s writer failed without saying why", wc->name);
         /* A writer that learns only now that the inputs cannot be what it was asked for (a

@@ -7,6 +7,7 @@
  * That split lets --keep-going hold an input's checked events and route them only once the input
  * has been read to its end: a failed input reaches neither the stages nor the writer. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "inputcheck.h"
@@ -53,6 +54,13 @@ struct tconv_sink {
     /* A worker's sink (tconv -j): checked events go to the recording, not to a writer. */
     tconv_rec *rec;
     const atomic_int *abandon;
+    /* The stack writers' early flush (tconv_sink_input_done): the stack stage that lives for the
+     * whole run, whether early flushes may still come, and the warnings they made, kept apart
+     * until the finish, where a flush at the end makes them. */
+    tconv_stack *stack;
+    int early;
+    tconv_warning *early_warnings;
+    size_t nearly_warnings, capearly_warnings;
 };
 
 enum { SINK_PROGRESS_EVERY = 1 << 16 };
@@ -61,6 +69,31 @@ void tconv_sink_set_progress(tconv_sink *s, void (*fn)(void *user, uint64_t even
 {
     s->progress = fn;
     s->progress_user = user;
+}
+
+/* Test switch: every flush at the end, as before the early flush, to compare the two. */
+static int sink_flush_at_end(void)
+{
+    const char *e = getenv("TCONV_FLUSH_AT_END");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* May the stack stage's samples of an input's spans reach the writer as soon as the input is
+ * read, rather than after all inputs? Only where the bytes, the warnings and the messages come
+ * out as from the flush at the end:
+ *   - the writer says its output does not depend on when its samples come among the events it
+ *     is given directly (TCONV_WRITER_EARLY_SAMPLES: pprof and folded ignore metadata events;
+ *     text-stacks prints them in order, so would change);
+ *   - no GPU attribution: it matches launches to GPU work across tracks and inputs, and flushes
+ *     what is left of it after the last track;
+ *   - no --window or --steps: the window is relative to the first time of the whole trace and
+ *     the steps are found over all inputs; no --rank, whose inputs are known only at the end.
+ * Direct samples and failures are dealt with as they come (tconv_sink_input_done). */
+static int sink_early_possible(const tconv_sink *s)
+{
+    const tconv_selection *sel = &s->ctx->selection;
+    return s->mode == SINK_STACKS && (s->wc->flags & TCONV_WRITER_EARLY_SAMPLES) && !s->gpu &&
+           !sel->window && !sel->steps && !sel->by_rank && !sink_flush_at_end();
 }
 
 tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate)
@@ -82,13 +115,27 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
     /* The writer called tconv_gpu_attribute at open, which comes before the sink. */
     if (s->mode == SINK_STACKS && ctx->gpu_attribute) s->gpu = tconv_gpu_new(ctx);
     s->check = tconv_inputcheck_new(wc->name, s->mode == SINK_STACKS, s->gpu != NULL);
+    s->early = sink_early_possible(s);
     return s;
+}
+
+static void sink_early_warnings_free(tconv_sink *s)
+{
+    for (size_t i = 0; i < s->nearly_warnings; i++) {
+        free(s->early_warnings[i].kind);
+        free(s->early_warnings[i].first);
+    }
+    free(s->early_warnings);
+    s->early_warnings = NULL;
+    s->nearly_warnings = s->capearly_warnings = 0;
 }
 
 void tconv_sink_free(tconv_sink *s)
 {
     if (!s) return;
     tconv_order_free(s->order);
+    tconv_stack_free(s->stack);
+    sink_early_warnings_free(s);
     tconv_gpu_free(s->gpu);
     free(s->not_work);
     tconv_inputcheck_free(s->check);
@@ -493,15 +540,72 @@ static tconv_status sink_emit(void *user, const tconv_event *ev)
     return s->wc->event(s->ws, ev);
 }
 
+/* Swaps the context's warnings with the early flushes' own. */
+static void sink_early_warnings_swap(tconv_sink *s)
+{
+    tconv_ctx *ctx = s->ctx;
+    tconv_warning *w = ctx->warnings;
+    size_t n = ctx->nwarnings, cap = ctx->capwarnings;
+    ctx->warnings = s->early_warnings;
+    ctx->nwarnings = s->nearly_warnings;
+    ctx->capwarnings = s->capearly_warnings;
+    s->early_warnings = w;
+    s->nearly_warnings = n;
+    s->capearly_warnings = cap;
+}
+
+/* An input was read to its end (or failed and was left out). Its GPU streams and async tracks are
+ * split into lanes now, for every writer with an ordering stage (core/order.c says why). Then the
+ * stack writers' early flush: the input's tracks get no more events (tconv_track_get makes them
+ * per input), so what the stages buffered can go to the writer now, while the threads read later
+ * inputs, instead of all at the finish on one thread; the ordering stage then holds one input's
+ * spans, not the whole run's. The writer gets the same calls in the same order as from a flush at
+ * the end, where its output does not depend on when its samples come (sink_early_possible); what
+ * else depends on the time of the flush is dealt with here:
+ *   - stack samples read from an input go to the writer as they are read: once one has, spans'
+ *     samples could only be put in their place at the end, so nothing more goes early;
+ *   - the writer takes the sample types at its first sample: those the finish sets for spans;
+ *     the reader's are put back for the checks of later inputs;
+ *   - warnings of the flush (the ordering stage's repairs, the writer's) are kept apart and
+ *     counted in at the finish, where a flush at the end makes them: the kinds' order and first
+ *     messages stay; a run that fails before the finish shows none of them, as before.
+ * A stage or writer failure here is the finish's failure, only earlier: the run stops. */
+tconv_status tconv_sink_input_done(tconv_sink *s)
+{
+    if (!s->order) return TCONV_OK;
+    tconv_ctx *ctx = s->ctx;
+    /* --rank holds events until the finish: there the lanes come at the flush, as before. */
+    if (!ctx->selection.by_rank) {
+        tconv_status st = tconv_order_input_done(s->order);
+        if (st != TCONV_OK) return st;
+    }
+    if (!s->early) return TCONV_OK;
+    if (s->have_samples) {
+        s->early = 0;
+        return TCONV_OK;
+    }
+    if (!s->have_spans) return TCONV_OK;
+    tconv_stypes_saved types;
+    tconv_sampletypes_save(ctx, &types);
+    tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
+    if (!s->stack) s->stack = tconv_stack_new(ctx, sink_emit, s);
+    sink_early_warnings_swap(s);
+    tconv_status st = tconv_order_flush(s->order, tconv_stack_event, s->stack);
+    sink_early_warnings_swap(s);
+    tconv_sampletypes_restore(ctx, &types);
+    return st;
+}
+
 tconv_status tconv_sink_finish(tconv_sink *s)
 {
     tconv_ctx *ctx = s->ctx;
     tconv_status st = sink_release_held(s);
     if (st != TCONV_OK) return st;
     if (s->order && tconv_ctx_verbosity(ctx) > 0) {
-        size_t n = tconv_order_events(s->order), bytes = tconv_order_bytes(s->order);
-        tconv_note(ctx, "ordering stage: %zu events buffered in %.1f MB (%.1f bytes each)", n,
-                   (double)bytes / 1e6, n ? (double)bytes / (double)n : 0.0);
+        /* With the early flush, at most one input's spans are held at once. */
+        size_t n = tconv_order_events(s->order), bytes = tconv_order_peak_bytes(s->order);
+        tconv_note(ctx, "ordering stage: %zu events buffered, at most %.1f MB held at once", n,
+                   (double)bytes / 1e6);
     }
     if (s->mode == SINK_STACKS) {
         if (s->have_spans && s->have_samples) {
@@ -515,11 +619,17 @@ tconv_status tconv_sink_finish(tconv_sink *s)
             tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
         }
         if (!s->gpu && s->have_spans) tconv_gpu_hint(ctx, s->wc->name);
+        /* The early flushes' warnings, where a flush of everything at the end makes them. */
+        for (size_t i = 0; i < s->nearly_warnings; i++)
+            tconv_warning_merge(ctx, s->early_warnings[i].kind, s->early_warnings[i].first,
+                                s->early_warnings[i].count);
+        sink_early_warnings_free(s);
         /* The stack stage passes on whatever else an ordered writer buffered. */
-        tconv_stack *stack = tconv_stack_new(ctx, sink_emit, s);
-        if (s->gpu) tconv_stack_attach_gpu(stack, s->gpu);
-        st = sink_flush(s, tconv_stack_event, stack);
-        tconv_stack_free(stack);
+        if (!s->stack) s->stack = tconv_stack_new(ctx, sink_emit, s);
+        if (s->gpu) tconv_stack_attach_gpu(s->stack, s->gpu);
+        st = sink_flush(s, tconv_stack_event, s->stack);
+        tconv_stack_free(s->stack);
+        s->stack = NULL;
         /* GPU work whose launch came on a later track (streams may sort before threads). */
         if (st == TCONV_OK && s->gpu) st = tconv_gpu_flush(s->gpu);
     } else if (s->mode == SINK_ORDERED) {

@@ -101,7 +101,15 @@ enum {
      * Without it rank 0 alone writes, from every rank's recordings. The core may still run
      * such a writer on rank 0 alone (with tconv_ctx_collective() NULL) when the run needs
      * something per-rank writing cannot give (docs/scale.md). */
-    TCONV_WRITER_COLLECTIVE = 1u << 3
+    TCONV_WRITER_COLLECTIVE = 1u << 3,
+    /* ABI 1.3: a writer of stack samples (one that takes samples and no spans) whose output does
+     * not depend on when its samples come among the other events it is given (it ignores
+     * metadata events, and what it looks up at a sample concerns that sample's own track). The
+     * samples the core makes from an input's spans then come as soon as that input is read,
+     * instead of after every input, so the core holds one input's spans rather than the run's.
+     * Samples keep their order among themselves. A host that does not know the flag ignores it
+     * and gives them after every input. */
+    TCONV_WRITER_EARLY_SAMPLES = 1u << 4
 };
 
 /* What a writer needs from the core, declared before open() (tconv_writer_class.needs). */

@@ -237,7 +237,9 @@ const tconv_writer_class folded_writer_class = {
                    "counts); inputs whose sample types differ are refused",
     .options = folded_writer_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    .flags = 0,
+    /* Samples are summed per stack and the lines sorted by their bytes; a sample's root frame
+     * comes from its own track's names. */
+    .flags = TCONV_WRITER_EARLY_SAMPLES,
     .open = folded_writer_open,
     .event = folded_writer_event,
     .finish = folded_writer_finish,

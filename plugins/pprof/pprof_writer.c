@@ -155,7 +155,8 @@ static const tconv_writer_class pprof_writer_class = {
     .description = "pprof profile (.pb.gz): self time per stack from spans, or stack samples",
     .options = pprof_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    .flags = TCONV_WRITER_BINARY,
+    /* Samples are summed per stack and track in their order; metadata events are ignored. */
+    .flags = TCONV_WRITER_BINARY | TCONV_WRITER_EARLY_SAMPLES,
     .open = pprof_open,
     .event = pprof_event,
     .finish = pprof_finish,

@@ -33,6 +33,23 @@ same() {
             [ ! -e "$TMP/$name.$j" ] || fail "$name -j $j: exit $rc, yet an output was written"
         fi
     done
+    # The stack writers flush an input's spans as soon as it is read: with every flush at the
+    # end instead (TCONV_FLUSH_AT_END, -j 1), the same, but for how much the ordering stage
+    # held at most (-v), which the early flush lowers.
+    set +e
+    TCONV_FLUSH_AT_END=1 timeout "${JOBS_TIMEOUT:-300}" "$TCONV" -j 1 "$@" -o "$TMP/$name.end" \
+        >"$TMP/$name.end.stdout" 2>"$TMP/$name.end.err"
+    echo $? >"$TMP/$name.end.rc"
+    set -e
+    sed -i -e "s#$TMP/$name.end#OUT#g" -e '/ MB\/s of input$/d' "$TMP/$name.end.err"
+    local held='s/^\(tconv: ordering stage: [0-9]* events buffered\).*/\1/'
+    cmp -s "$TMP/$name.1.rc" "$TMP/$name.end.rc" ||
+        fail "$name: exit $(cat "$TMP/$name.1.rc") with early flushes, $(cat "$TMP/$name.end.rc") at the end"
+    diff -u <(sed "$held" "$TMP/$name.end.err") <(sed "$held" "$TMP/$name.1.err") >&2 ||
+        fail "$name: stderr differs with every flush at the end"
+    if [ -e "$TMP/$name.1" ] || [ -e "$TMP/$name.end" ]; then
+        diff -r "$TMP/$name.end" "$TMP/$name.1" >&2 || fail "$name: output differs with every flush at the end"
+    fi
     for j in ${JOBS_RUNS#1 }; do
         cmp -s "$TMP/$name.1.rc" "$TMP/$name.$j.rc" ||
             fail "$name: exit $(cat "$TMP/$name.$j.rc") with -j $j, $(cat "$TMP/$name.1.rc") with -j 1"

@@ -44,6 +44,14 @@ for w in pprof folded; do
     same "far-$w" -w "$w" "$TMP/far0.json" "$TMP/far1.json"
 done
 grep -q "never ended" "$TMP/far-folded.1.err" || fail "far: no repair warning"
+# pprof and folded flush an input's spans as soon as it is read (`same` compares with every flush
+# at the end): the repair warnings of the first input's flush still come after the reader's
+# warnings of the second, as when all is flushed at the end.
+for w in pprof folded; do
+    same "early-warnings-$w" -w "$w" "$TMP/far0.json" "$CH/bad-events.json"
+    sed -n '/warning/{s/.*\[\([a-z.-]*\)[],].*/\1/p}' "$TMP/early-warnings-$w.1.err" | head -1 |
+        grep -qv '^order\.' || fail "early-warnings-$w: the flush's warning came first"
+done
 # A malformed input among good ones: its error, no output; with --keep-going, the rest.
 for w in text folded pprof otf2; do
     same "malformed-$w" -w "$w" "$CH/all-phases.json" "$CH/truncated-in-event.json" "$CH/flow_simple.json"
