@@ -78,12 +78,14 @@ static int sink_flush_at_end(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
-/* May the stack stage's samples of an input's spans reach the writer as soon as the input is
- * read, rather than after all inputs? Only where the bytes, the warnings and the messages come
- * out as from the flush at the end:
- *   - the writer says its output does not depend on when its samples come among the events it
- *     is given directly (TCONV_WRITER_EARLY_SAMPLES: pprof and folded ignore metadata events;
- *     text-stacks prints them in order, so would change);
+/* May what the stages made of an input reach the writer as soon as the input is read, rather
+ * than after all inputs? Only where the bytes, the warnings and the messages come out as from the
+ * flush at the end:
+ *   - the writer says its output does not depend on when that comes among the events it is given
+ *     directly (metadata): TCONV_WRITER_EARLY_SAMPLES for the stack stage's samples (pprof and
+ *     folded ignore metadata events; text-stacks prints them in order, so would change), or
+ *     TCONV_WRITER_EARLY_EVENTS for an ordered writer's events (otf2 keeps metadata per input
+ *     and uses it at its finish; text-ordered prints it first, so would change);
  *   - no GPU attribution: it matches launches to GPU work across tracks and inputs, and flushes
  *     what is left of it after the last track;
  *   - no --window or --steps: the window is relative to the first time of the whole trace and
@@ -92,8 +94,11 @@ static int sink_flush_at_end(void)
 static int sink_early_possible(const tconv_sink *s)
 {
     const tconv_selection *sel = &s->ctx->selection;
-    return s->mode == SINK_STACKS && (s->wc->flags & TCONV_WRITER_EARLY_SAMPLES) && !s->gpu &&
-           !sel->window && !sel->steps && !sel->by_rank && !sink_flush_at_end();
+    int flagged = s->mode == SINK_STACKS    ? (s->wc->flags & TCONV_WRITER_EARLY_SAMPLES) != 0
+                  : s->mode == SINK_ORDERED ? (s->wc->flags & TCONV_WRITER_EARLY_EVENTS) != 0
+                                            : 0;
+    return flagged && !s->gpu && !sel->window && !sel->steps && !sel->by_rank &&
+           !sink_flush_at_end();
 }
 
 tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *wstate)
@@ -569,6 +574,7 @@ static void sink_early_warnings_swap(tconv_sink *s)
  *   - warnings of the flush (the ordering stage's repairs, the writer's) are kept apart and
  *     counted in at the finish, where a flush at the end makes them: the kinds' order and first
  *     messages stay; a run that fails before the finish shows none of them, as before.
+ * An ordered writer's events go the same way, with none of the stack writers' cases.
  * A stage or writer failure here is the finish's failure, only earlier: the run stops. */
 tconv_status tconv_sink_input_done(tconv_sink *s)
 {
@@ -580,6 +586,12 @@ tconv_status tconv_sink_input_done(tconv_sink *s)
         if (st != TCONV_OK) return st;
     }
     if (!s->early) return TCONV_OK;
+    if (s->mode == SINK_ORDERED) {
+        sink_early_warnings_swap(s);
+        tconv_status st = tconv_order_flush(s->order, sink_emit, s);
+        sink_early_warnings_swap(s);
+        return st;
+    }
     if (s->have_samples) {
         s->early = 0;
         return TCONV_OK;
@@ -633,6 +645,10 @@ tconv_status tconv_sink_finish(tconv_sink *s)
         /* GPU work whose launch came on a later track (streams may sort before threads). */
         if (st == TCONV_OK && s->gpu) st = tconv_gpu_flush(s->gpu);
     } else if (s->mode == SINK_ORDERED) {
+        for (size_t i = 0; i < s->nearly_warnings; i++)
+            tconv_warning_merge(ctx, s->early_warnings[i].kind, s->early_warnings[i].first,
+                                s->early_warnings[i].count);
+        sink_early_warnings_free(s);
         st = sink_flush(s, sink_emit, s);
     }
     tconv_order_free(s->order);

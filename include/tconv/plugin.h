@@ -109,7 +109,12 @@ enum {
      * instead of after every input, so the core holds one input's spans rather than the run's.
      * Samples keep their order among themselves. A host that does not know the flag ignores it
      * and gives them after every input. */
-    TCONV_WRITER_EARLY_SAMPLES = 1u << 4
+    TCONV_WRITER_EARLY_SAMPLES = 1u << 4,
+    /* ABI 1.3: the same for an ordered writer (TCONV_WRITER_ORDERED): its output does not
+     * depend on when an input's ordered events come among the metadata events of later inputs
+     * it is given directly, so the ordering stage flushes each input as soon as it is read.
+     * Events keep their order among themselves. */
+    TCONV_WRITER_EARLY_EVENTS = 1u << 5
 };
 
 /* What a writer needs from the core, declared before open() (tconv_writer_class.needs). */

@@ -134,7 +134,10 @@ static const tconv_writer_class otf2_writer_class = {
     .options = otf2_options,
     .accepts = TCONV_KINDS_SPANS | TCONV_KINDS_FLOWS | TCONV_KIND_BIT(TCONV_EV_INSTANT) |
                TCONV_KIND_BIT(TCONV_EV_COUNTER) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_DIRECTORY | TCONV_WRITER_COLLECTIVE,
+    /* Metadata is kept per input and used at the finish (otf2_meta.c); the rest follows the
+     * order of the events, whenever they come. */
+    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_DIRECTORY | TCONV_WRITER_COLLECTIVE |
+             TCONV_WRITER_EARLY_EVENTS,
     .open = otf2_open,
     .event = otf2_event,
     .finish = otf2_finish,

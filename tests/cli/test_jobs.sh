@@ -40,14 +40,14 @@ for k in 0 1; do
         printf ']}\n'
     } >"$TMP/far$k.json"
 done
-for w in pprof folded; do
+for w in pprof folded otf2; do
     same "far-$w" -w "$w" "$TMP/far0.json" "$TMP/far1.json"
 done
 grep -q "never ended" "$TMP/far-folded.1.err" || fail "far: no repair warning"
-# pprof and folded flush an input's spans as soon as it is read (`same` compares with every flush
-# at the end): the repair warnings of the first input's flush still come after the reader's
+# pprof, folded and otf2 flush an input's spans as soon as it is read (`same` compares with every
+# flush at the end): the repair warnings of the first input's flush still come after the reader's
 # warnings of the second, as when all is flushed at the end.
-for w in pprof folded; do
+for w in pprof folded otf2; do
     same "early-warnings-$w" -w "$w" "$TMP/far0.json" "$CH/bad-events.json"
     sed -n '/warning/{s/.*\[\([a-z.-]*\)[],].*/\1/p}' "$TMP/early-warnings-$w.1.err" | head -1 |
         grep -qv '^order\.' || fail "early-warnings-$w: the flush's warning came first"
