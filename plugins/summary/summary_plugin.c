@@ -91,7 +91,7 @@ static const tconv_writer_class summary_writer_class = {
     .options = summary_options,
     .accepts = TCONV_KINDS_ALL,
     /* Self times, the op tree and the step breakdown need each track ordered and nested. */
-    .flags = TCONV_WRITER_ORDERED,
+    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_EARLY_EVENTS,
     .open = summary_open,
     .event = summary_event,
     .finish = summary_finish,
