@@ -580,15 +580,11 @@ tconv_status tconv_sink_input_done(tconv_sink *s)
 {
     if (!s->order) return TCONV_OK;
     tconv_ctx *ctx = s->ctx;
-    /* --rank holds events until the finish: there the lanes come at the flush, as before. */
-    if (!ctx->selection.by_rank) {
-        tconv_status st = tconv_order_input_done(s->order);
-        if (st != TCONV_OK) return st;
-    }
-    if (!s->early) return TCONV_OK;
+    tconv_status st = tconv_order_input_done(s->order);
+    if (st != TCONV_OK || !s->early) return st;
     if (s->mode == SINK_ORDERED) {
         sink_early_warnings_swap(s);
-        tconv_status st = tconv_order_flush(s->order, sink_emit, s);
+        st = tconv_order_flush(s->order, sink_emit, s);
         sink_early_warnings_swap(s);
         return st;
     }
@@ -602,7 +598,7 @@ tconv_status tconv_sink_input_done(tconv_sink *s)
     tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
     if (!s->stack) s->stack = tconv_stack_new(ctx, sink_emit, s);
     sink_early_warnings_swap(s);
-    tconv_status st = tconv_order_flush(s->order, tconv_stack_event, s->stack);
+    st = tconv_order_flush(s->order, tconv_stack_event, s->stack);
     sink_early_warnings_swap(s);
     tconv_sampletypes_restore(ctx, &types);
     return st;
