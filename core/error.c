@@ -162,6 +162,32 @@ void tconv_warning_merge(tconv_ctx *ctx, const char *kind, const char *first, ui
     w->count = count;
 }
 
+void tconv_warnings_swap(tconv_ctx *ctx, tconv_warning_set *aside)
+{
+    tconv_warning_set cur = {ctx->warnings, ctx->nwarnings, ctx->capwarnings};
+    ctx->warnings = aside->w;
+    ctx->nwarnings = aside->n;
+    ctx->capwarnings = aside->cap;
+    *aside = cur;
+}
+
+void tconv_warnings_free(tconv_warning_set *set)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        free(set->w[i].kind);
+        free(set->w[i].first);
+    }
+    free(set->w);
+    memset(set, 0, sizeof(*set));
+}
+
+void tconv_warnings_give(tconv_ctx *ctx, tconv_warning_set *aside)
+{
+    for (size_t i = 0; i < aside->n; i++)
+        tconv_warning_merge(ctx, aside->w[i].kind, aside->w[i].first, aside->w[i].count);
+    tconv_warnings_free(aside);
+}
+
 TCONV_API uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind)
 {
     for (size_t i = 0; i < ctx->nwarnings; i++)

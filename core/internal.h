@@ -88,6 +88,17 @@ typedef struct tconv_warning {
     char *first;
     uint64_t count;
 } tconv_warning;
+/* Warnings made now but counted in later, where a flush at the end would have made them (the
+ * early flush, lanes split at their input's end): swapped in for the context's own while they
+ * are made, then given to the context in their order. */
+typedef struct tconv_warning_set {
+    tconv_warning *w;
+    size_t n, cap;
+} tconv_warning_set;
+void tconv_warnings_swap(tconv_ctx *ctx, tconv_warning_set *aside);
+/* Counts every warning of aside in (tconv_warning_merge), then empties it. */
+void tconv_warnings_give(tconv_ctx *ctx, tconv_warning_set *aside);
+void tconv_warnings_free(tconv_warning_set *set);
 
 /* ---- selection (core/select.c) ---- */
 typedef struct tconv_step_span {

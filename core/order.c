@@ -812,41 +812,13 @@ static size_t order_lanes(order_run *r, const uint32_t *idx, size_t n, uint32_t 
     return nlanes ? nlanes : 1;
 }
 
-/* Warnings made while a track is split into lanes at its input's end, kept aside until the track
- * is emitted, where a flush of everything at the end makes them: the kinds' order and their first
- * messages do not depend on when the lanes were made. */
-typedef struct order_warnings {
-    tconv_warning *w;
-    size_t n, cap;
-} order_warnings;
-
-static void order_warnings_swap(tconv_ctx *ctx, order_warnings *aside)
-{
-    order_warnings cur = {ctx->warnings, ctx->nwarnings, ctx->capwarnings};
-    ctx->warnings = aside->w;
-    ctx->nwarnings = aside->n;
-    ctx->capwarnings = aside->cap;
-    *aside = cur;
-}
-
-static void order_warnings_give(tconv_ctx *ctx, order_warnings *aside)
-{
-    for (size_t i = 0; i < aside->n; i++) {
-        tconv_warning_merge(ctx, aside->w[i].kind, aside->w[i].first, aside->w[i].count);
-        free(aside->w[i].kind);
-        free(aside->w[i].first);
-    }
-    free(aside->w);
-    memset(aside, 0, sizeof(*aside));
-}
-
 /* A track taken out of its list, ordered and paired, ready to emit: idx[0..live) in emission
  * order; split into lanes, lane[k] is idx[k]'s and lane_track[l] lane l's track. */
 typedef struct order_ready {
     order_run r;
     uint32_t *idx, *lane, *lane_track;
     size_t live, nlanes;
-    order_warnings warnings; /* made while preparing it at its input's end */
+    tconv_warning_set warnings; /* made while preparing it at its input's end */
 } order_ready;
 
 /* Emit lane by lane, each as a track of its own, lane 0 under the track's id. */
@@ -950,11 +922,7 @@ static void order_ready_free(order_ready *rd)
     free(rd->idx);
     free(rd->lane);
     free(rd->lane_track);
-    for (size_t i = 0; i < rd->warnings.n; i++) {
-        free(rd->warnings.w[i].kind);
-        free(rd->warnings.w[i].first);
-    }
-    free(rd->warnings.w);
+    tconv_warnings_free(&rd->warnings);
     free(r->endargs);
     for (size_t k = 0; k < r->nchunks; k++)
         if (r->chunks[k]) {
@@ -1004,10 +972,10 @@ tconv_status tconv_order_input_done(tconv_order *o)
         if (kind != TCONV_TRACK_GPU && kind != TCONV_TRACK_ASYNC) continue;
         TCONV_GROW(o->ready, o->capready, o->nready + 1);
         order_ready *rd = &o->ready[o->nready];
-        order_warnings mine = {0};
-        order_warnings_swap(ctx, &mine); /* the run's aside while the track's are made */
+        tconv_warning_set mine = {0};
+        tconv_warnings_swap(ctx, &mine); /* the run's aside while the track's are made */
         st = order_prepare(o, t, rd);
-        order_warnings_swap(ctx, &mine);
+        tconv_warnings_swap(ctx, &mine);
         rd->warnings = mine;
         if (st != TCONV_OK) {
             order_ready_free(rd);
@@ -1028,7 +996,7 @@ static tconv_status order_track(tconv_order *o, uint32_t track, tconv_emit_fn em
     if (l->ready) {
         rd = &o->ready[l->ready - 1];
         l->ready = 0;
-        order_warnings_give(o->ctx, &rd->warnings);
+        tconv_warnings_give(o->ctx, &rd->warnings);
     } else {
         st = order_prepare(o, track, rd);
     }

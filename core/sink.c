@@ -59,8 +59,7 @@ struct tconv_sink {
      * until the finish, where a flush at the end makes them. */
     tconv_stack *stack;
     int early;
-    tconv_warning *early_warnings;
-    size_t nearly_warnings, capearly_warnings;
+    tconv_warning_set early_warnings;
 };
 
 enum { SINK_PROGRESS_EVERY = 1 << 16 };
@@ -124,23 +123,12 @@ tconv_sink *tconv_sink_new(tconv_ctx *ctx, const tconv_writer_class *wc, void *w
     return s;
 }
 
-static void sink_early_warnings_free(tconv_sink *s)
-{
-    for (size_t i = 0; i < s->nearly_warnings; i++) {
-        free(s->early_warnings[i].kind);
-        free(s->early_warnings[i].first);
-    }
-    free(s->early_warnings);
-    s->early_warnings = NULL;
-    s->nearly_warnings = s->capearly_warnings = 0;
-}
-
 void tconv_sink_free(tconv_sink *s)
 {
     if (!s) return;
     tconv_order_free(s->order);
     tconv_stack_free(s->stack);
-    sink_early_warnings_free(s);
+    tconv_warnings_free(&s->early_warnings);
     tconv_gpu_free(s->gpu);
     free(s->not_work);
     tconv_inputcheck_free(s->check);
@@ -545,18 +533,13 @@ static tconv_status sink_emit(void *user, const tconv_event *ev)
     return s->wc->event(s->ws, ev);
 }
 
-/* Swaps the context's warnings with the early flushes' own. */
-static void sink_early_warnings_swap(tconv_sink *s)
+/* Everything buffered, to the writer now, its warnings kept with the other early flushes'. */
+static tconv_status sink_flush_early(tconv_sink *s, tconv_emit_fn emit, void *user)
 {
-    tconv_ctx *ctx = s->ctx;
-    tconv_warning *w = ctx->warnings;
-    size_t n = ctx->nwarnings, cap = ctx->capwarnings;
-    ctx->warnings = s->early_warnings;
-    ctx->nwarnings = s->nearly_warnings;
-    ctx->capwarnings = s->capearly_warnings;
-    s->early_warnings = w;
-    s->nearly_warnings = n;
-    s->capearly_warnings = cap;
+    tconv_warnings_swap(s->ctx, &s->early_warnings);
+    tconv_status st = tconv_order_flush(s->order, emit, user);
+    tconv_warnings_swap(s->ctx, &s->early_warnings);
+    return st;
 }
 
 /* An input was read to its end (or failed and was left out). Its GPU streams and async tracks are
@@ -582,12 +565,7 @@ tconv_status tconv_sink_input_done(tconv_sink *s)
     tconv_ctx *ctx = s->ctx;
     tconv_status st = tconv_order_input_done(s->order);
     if (st != TCONV_OK || !s->early) return st;
-    if (s->mode == SINK_ORDERED) {
-        sink_early_warnings_swap(s);
-        st = tconv_order_flush(s->order, sink_emit, s);
-        sink_early_warnings_swap(s);
-        return st;
-    }
+    if (s->mode == SINK_ORDERED) return sink_flush_early(s, sink_emit, s);
     if (s->have_samples) {
         s->early = 0;
         return TCONV_OK;
@@ -597,9 +575,7 @@ tconv_status tconv_sink_input_done(tconv_sink *s)
     tconv_sampletypes_save(ctx, &types);
     tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
     if (!s->stack) s->stack = tconv_stack_new(ctx, sink_emit, s);
-    sink_early_warnings_swap(s);
-    st = tconv_order_flush(s->order, tconv_stack_event, s->stack);
-    sink_early_warnings_swap(s);
+    st = sink_flush_early(s, tconv_stack_event, s->stack);
     tconv_sampletypes_restore(ctx, &types);
     return st;
 }
@@ -628,10 +604,7 @@ tconv_status tconv_sink_finish(tconv_sink *s)
         }
         if (!s->gpu && s->have_spans) tconv_gpu_hint(ctx, s->wc->name);
         /* The early flushes' warnings, where a flush of everything at the end makes them. */
-        for (size_t i = 0; i < s->nearly_warnings; i++)
-            tconv_warning_merge(ctx, s->early_warnings[i].kind, s->early_warnings[i].first,
-                                s->early_warnings[i].count);
-        sink_early_warnings_free(s);
+        tconv_warnings_give(ctx, &s->early_warnings);
         /* The stack stage passes on whatever else an ordered writer buffered. */
         if (!s->stack) s->stack = tconv_stack_new(ctx, sink_emit, s);
         if (s->gpu) tconv_stack_attach_gpu(s->stack, s->gpu);
@@ -641,10 +614,7 @@ tconv_status tconv_sink_finish(tconv_sink *s)
         /* GPU work whose launch came on a later track (streams may sort before threads). */
         if (st == TCONV_OK && s->gpu) st = tconv_gpu_flush(s->gpu);
     } else if (s->mode == SINK_ORDERED) {
-        for (size_t i = 0; i < s->nearly_warnings; i++)
-            tconv_warning_merge(ctx, s->early_warnings[i].kind, s->early_warnings[i].first,
-                                s->early_warnings[i].count);
-        sink_early_warnings_free(s);
+        tconv_warnings_give(ctx, &s->early_warnings);
         st = sink_flush(s, sink_emit, s);
     }
     tconv_order_free(s->order);
