@@ -10,7 +10,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,12 +66,63 @@ static int mpi_launched(int *size)
     return getenv("PMIX_RANK") != NULL;
 }
 
+/* The port of a PMIx server URI ("<namespace>.<rank>;tcp4://127.0.0.1:54501"), or 0. */
+static int mpi_uri_port(const char *uri)
+{
+    const char *t = strstr(uri, "://");
+    const char *colon = t ? strrchr(t, ':') : NULL;
+    if (!colon || colon < t + 3) return 0;
+    int port = atoi(colon + 1);
+    return port > 0 && port < 65536 ? port : 0;
+}
+
+static int mpi_peer_port(int fd)
+{
+    int type;
+    socklen_t len = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM) return 0;
+    struct sockaddr_storage peer;
+    len = sizeof(peer);
+    if (getpeername(fd, (struct sockaddr *)&peer, &len) != 0) return 0;
+    if (peer.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&peer)->sin_port);
+    if (peer.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&peer)->sin6_port);
+    return 0;
+}
+
+/* Open MPI's process manager (PMIx) talks to each process over a TCP socket without
+ * TCP_NODELAY. MPI_Finalize's fence sends small messages back to back; the second waits for
+ * the acknowledgement of the first, which the server's kernel delays by 40 ms. That was 0.04 s
+ * of every run: mpirun -n 2 of a program doing nothing but MPI_Init and MPI_Finalize took
+ * 0.11 s, and 0.05 s with the option set on that socket. The socket is found by the port of the
+ * server the environment names (PMIX_SERVER_URI*, one variable per PMIx version); MPI's own TCP
+ * sockets, if any, already have the option. */
+static void mpi_pmix_nodelay(void)
+{
+    extern char **environ;
+    int ports[8], np = 0;
+    for (char **e = environ; *e && np < 8; e++)
+        if (strncmp(*e, "PMIX_SERVER_URI", 15) == 0) {
+            int port = mpi_uri_port(*e);
+            if (port) ports[np++] = port;
+        }
+    for (int fd = 3; np && fd < 1024; fd++) {
+        int port = mpi_peer_port(fd);
+        for (int i = 0; port && i < np; i++)
+            if (port == ports[i]) {
+                int one = 1;
+                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+                break;
+            }
+    }
+}
+
 tconv_mpi *tconv_mpi_begin(void)
 {
     int size, flag;
     if (!mpi_launched(&size) || (size >= 0 && size < 2)) return NULL;
     MPI_Initialized(&flag);
     if (!flag && MPI_Init(NULL, NULL) != MPI_SUCCESS) return NULL;
+    mpi_pmix_nodelay();
     tconv_mpi *m = tconv_xcalloc(1, sizeof(*m));
     m->joined = !flag;
     MPI_Comm_rank(MPI_COMM_WORLD, &m->rank);
