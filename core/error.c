@@ -144,22 +144,43 @@ TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *f
     va_end(ap);
     w->kind = tconv_xstrdup(kind);
     w->count = 1;
+    w->track_at = UINT32_MAX;
     if (ctx->rec) tconv_rec_warning(ctx->rec, ctx->nwarnings - 1);
+}
+
+void tconv_warning_add_track(tconv_ctx *ctx, const char *kind, uint32_t track, const char *before,
+                             const char *after)
+{
+    size_t n = ctx->nwarnings;
+    tconv_warning_add(ctx, kind, "%s%u%s", before, track, after);
+    if (ctx->nwarnings > n) {
+        ctx->warnings[n].track = track;
+        ctx->warnings[n].track_at = (uint32_t)strlen(before);
+    }
+}
+
+/* The new entry, or NULL where the kind was there and counted in. */
+static tconv_warning *warning_merge(tconv_warning **ws, size_t *n, size_t *cap, const char *kind,
+                                    const char *first, uint64_t count)
+{
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp((*ws)[i].kind, kind) == 0) {
+            (*ws)[i].count += count;
+            return NULL;
+        }
+    }
+    TCONV_GROW(*ws, *cap, *n + 1);
+    tconv_warning *w = &(*ws)[(*n)++];
+    w->kind = tconv_xstrdup(kind);
+    w->first = tconv_xstrdup(first);
+    w->count = count;
+    w->track_at = UINT32_MAX;
+    return w;
 }
 
 void tconv_warning_merge(tconv_ctx *ctx, const char *kind, const char *first, uint64_t count)
 {
-    for (size_t i = 0; i < ctx->nwarnings; i++) {
-        if (strcmp(ctx->warnings[i].kind, kind) == 0) {
-            ctx->warnings[i].count += count;
-            return;
-        }
-    }
-    TCONV_GROW(ctx->warnings, ctx->capwarnings, ctx->nwarnings + 1);
-    tconv_warning *w = &ctx->warnings[ctx->nwarnings++];
-    w->kind = tconv_xstrdup(kind);
-    w->first = tconv_xstrdup(first);
-    w->count = count;
+    warning_merge(&ctx->warnings, &ctx->nwarnings, &ctx->capwarnings, kind, first, count);
 }
 
 void tconv_warnings_swap(tconv_ctx *ctx, tconv_warning_set *aside)
@@ -183,8 +204,42 @@ void tconv_warnings_free(tconv_warning_set *set)
 
 void tconv_warnings_give(tconv_ctx *ctx, tconv_warning_set *aside)
 {
-    for (size_t i = 0; i < aside->n; i++)
-        tconv_warning_merge(ctx, aside->w[i].kind, aside->w[i].first, aside->w[i].count);
+    for (size_t i = 0; i < aside->n; i++) {
+        const tconv_warning *a = &aside->w[i];
+        tconv_warning *w = warning_merge(&ctx->warnings, &ctx->nwarnings, &ctx->capwarnings,
+                                         a->kind, a->first, a->count);
+        if (w) {
+            w->track = a->track;
+            w->track_at = a->track_at;
+        }
+    }
+    tconv_warnings_free(aside);
+}
+
+void tconv_warnings_give_mapped(tconv_warning_set *to, tconv_warning_set *aside,
+                                const uint32_t *tmap, size_t ntmap)
+{
+    for (size_t i = 0; i < aside->n; i++) {
+        const tconv_warning *a = &aside->w[i];
+        const char *first = a->first;
+        char *text = NULL;
+        size_t len = strlen(first);
+        if (a->track_at < len && a->track < ntmap) {
+            /* the digits of the worker's number, then the run's in their place */
+            size_t end = a->track_at;
+            while (first[end] >= '0' && first[end] <= '9')
+                end++;
+            char num[16];
+            int k = snprintf(num, sizeof(num), "%u", tmap[a->track]);
+            text = tconv_xmalloc(len - (end - a->track_at) + (size_t)k + 1);
+            memcpy(text, first, a->track_at);
+            memcpy(text + a->track_at, num, (size_t)k);
+            strcpy(text + a->track_at + k, first + end);
+            first = text;
+        }
+        warning_merge(&to->w, &to->n, &to->cap, a->kind, first, a->count);
+        free(text);
+    }
     tconv_warnings_free(aside);
 }
 

@@ -87,7 +87,14 @@ typedef struct tconv_warning {
     char *kind;
     char *first;
     uint64_t count;
+    /* A first message that names a track: its id, and where the number is in the text
+     * (UINT32_MAX: none). A worker's stages number tracks their own way; the main thread puts
+     * the run's number in (tconv_warnings_give_mapped). */
+    uint32_t track, track_at;
 } tconv_warning;
+/* tconv_warning_add of the message before + track + after. */
+void tconv_warning_add_track(tconv_ctx *ctx, const char *kind, uint32_t track, const char *before,
+                             const char *after);
 /* Warnings made now but counted in later, where a flush at the end would have made them (the
  * early flush, lanes split at their input's end): swapped in for the context's own while they
  * are made, then given to the context in their order. */
@@ -99,6 +106,9 @@ void tconv_warnings_swap(tconv_ctx *ctx, tconv_warning_set *aside);
 /* Counts every warning of aside in (tconv_warning_merge), then empties it. */
 void tconv_warnings_give(tconv_ctx *ctx, tconv_warning_set *aside);
 void tconv_warnings_free(tconv_warning_set *set);
+/* The same, with a first message's track number replaced by tmap[track] (a worker's warnings). */
+void tconv_warnings_give_mapped(tconv_warning_set *to, tconv_warning_set *aside,
+                                const uint32_t *tmap, size_t ntmap);
 
 /* ---- selection (core/select.c) ---- */
 typedef struct tconv_step_span {
@@ -282,6 +292,12 @@ void tconv_rec_warning(tconv_rec *rec, size_t kind_index);
 void tconv_rec_track_kind(tconv_rec *rec, uint32_t track, uint32_t kind);
 void tconv_rec_sampletypes(tconv_rec *rec);
 void tconv_rec_launchstacks(tconv_rec *rec, int64_t tolerance_ns);
+void tconv_rec_lane(tconv_rec *rec, uint32_t track, unsigned n);
+/* While on, warnings and sample types are not recorded (a partial result's flush: it keeps its
+ * warnings apart, and sets the types back). */
+void tconv_rec_mute(tconv_rec *rec, int on);
+/* Events recorded so far. */
+uint64_t tconv_rec_count(const tconv_rec *rec);
 /* The reader returned st (its error, if any, on the worker's context). */
 void tconv_rec_finish(tconv_rec *rec, tconv_status st);
 /* Does it all again to ctx (whose current input is the recorded one's) and sink. Returns what
@@ -440,6 +456,55 @@ tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e);
  * writer failed, as they would have at the finish. */
 tconv_status tconv_sink_input_done(tconv_sink *s);
 
+/* ---- partial results: an input's spans through the stages on the worker ----
+ * For a writer that sums samples (TCONV_WRITER_SUMMED_SAMPLES), a worker (a thread of -j, a
+ * rank of an MPI run) runs the ordering and stack stages on the input it read, and the
+ * recording keeps only what the writer is given directly (metadata), the samples summed per
+ * (track, stack) (core/sampsum.c), and what the sink counted (below). The main thread then does
+ * for the input little more than the writer's share. Where the run's sink could not take it the
+ * same way as a serial run (tconv_sink_partial_ok), the input is read in line instead. */
+typedef struct tconv_sums tconv_sums;
+tconv_sums *tconv_sums_new(void);
+/* -1: a sum overflowed. */
+int tconv_sums_add(tconv_sums *s, const tconv_event *e);
+size_t tconv_sums_count(const tconv_sums *s);
+const tconv_event *tconv_sums_get(const tconv_sums *s, size_t i);
+void tconv_sums_free(tconv_sums *s);
+
+typedef struct tconv_partial {
+    uint64_t nseq, accepted; /* events routed and accepted, the recorded metadata not counted */
+    uint64_t not_work[TCONV_ROLE_MAX];
+    uint64_t dropped[TCONV_EV_KIND_MAX];
+    int have_spans, have_bounds;
+    int64_t first_ns, last_ns;
+    uint64_t order_events, order_peak;
+    uint64_t sums_at; /* the recorded events from here on are the sums */
+    tconv_warning_set
+        warnings; /* the stages' and the flush's, kept as the early flush keeps them */
+} tconv_partial;
+void tconv_partial_free(tconv_partial *p);
+/* Is the writer one whose samples a worker may sum, under these options? Every rank decides
+ * alike, from the command. */
+int tconv_partial_possible(const tconv_ctx *ctx, const tconv_writer_class *wc, uint32_t needs);
+/* The worker's sink: a whole sink whose writer calls go to the recording. */
+tconv_sink *tconv_sink_new_partial(tconv_ctx *wctx, const tconv_writer_class *wc, tconv_rec *rec,
+                                   const atomic_int *abandon);
+/* After a read that succeeded: the stages' flush, the sums into the recording. NULL where the
+ * input cannot go as a partial result (it had samples of its own, the stages warned outside
+ * the flush, a sum overflowed): the main thread reads it in line. */
+tconv_partial *tconv_sink_partial_end(tconv_sink *s);
+/* The run's sink: may it take a partial result now? */
+int tconv_sink_partial_ok(const tconv_sink *s);
+/* The run's sink takes the counts and warnings of p (whose track numbers tmap makes the run's),
+ * once the metadata before the sums was replayed; then the sums, one by one; then the end. */
+tconv_status tconv_sink_partial_begin(tconv_sink *s, tconv_partial *p, const uint32_t *tmap,
+                                      size_t ntmap);
+tconv_status tconv_sink_partial_sum(tconv_sink *s, tconv_event *e);
+void tconv_sink_partial_end_sums(tconv_sink *s);
+/* The recording's partial result (NULL: a plain recording), and setting it (owned). */
+const tconv_partial *tconv_rec_partial(const tconv_rec *rec);
+void tconv_rec_set_partial(tconv_rec *rec, tconv_partial *p);
+
 /* Sort idx[n] in place by cmp(ctx, a, b), which must never call two indices equal. */
 typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);
 void tconv_idx_sort(uint32_t *idx, size_t n, tconv_idx_cmp cmp, const void *ctx);
@@ -458,6 +523,8 @@ tconv_status tconv_order_flush(tconv_order *o, tconv_emit_fn emit, void *user);
 tconv_status tconv_order_input_done(tconv_order *o);
 /* The most bytes the stage held at an input's end, at a flush, or now. */
 size_t tconv_order_peak_bytes(tconv_order *o);
+/* Counts of a stage that ran elsewhere on an input (a partial result), for -v. */
+void tconv_order_count_elsewhere(tconv_order *o, size_t events, size_t peak);
 void tconv_order_free(tconv_order *o);
 /* What the stage holds: events buffered, and their bytes with full copies and tables. */
 size_t tconv_order_events(const tconv_order *o);

@@ -19,6 +19,7 @@
  * a time, ordered through a 4-byte index per event sorted in place, and each chunk is freed as
  * soon as all its events are out, so the flush adds about 4 bytes per event of one track. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -685,9 +686,11 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
         } else if (kind == TCONV_EV_END) {
             e->kind |= ORDER_K_DEAD;
             if (!nopen) {
-                tconv_warning_add(ctx, "order.end-without-begin",
-                                  "an end event at %lld ns on track %u has no open span; dropped",
-                                  (long long)order_ts(r, e), r->track);
+                char before[64];
+                snprintf(before, sizeof(before), "an end event at %lld ns on track ",
+                         (long long)order_ts(r, e));
+                tconv_warning_add_track(ctx, "order.end-without-begin", r->track, before,
+                                        " has no open span; dropped");
                 continue;
             }
             uint32_t bi = open[--nopen];
@@ -709,11 +712,14 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
     }
     while (nopen) {
         order_rec *b = order_at(r, open[--nopen]);
-        tconv_warning_add(ctx, "order.unclosed-span",
-                          "span '%s' begun at %lld ns on track %u is never ended; closed at the "
-                          "track's last time",
-                          tconv_string_get(ctx, order_names_of(r, b)->name),
-                          (long long)order_ts(r, b), r->track);
+        const char *name = tconv_string_get(ctx, order_names_of(r, b)->name);
+        size_t cap = strlen(name) + 64;
+        char *before = tconv_xmalloc(cap);
+        snprintf(before, cap, "span '%s' begun at %lld ns on track ", name,
+                 (long long)order_ts(r, b));
+        tconv_warning_add_track(ctx, "order.unclosed-span", r->track, before,
+                                " is never ended; closed at the track's last time");
+        free(before);
         b->flags |= TCONV_EVF_REPAIRED;
         b->kind |= ORDER_K_AUX;
         int64_t bts = order_ts(r, b);
@@ -945,6 +951,12 @@ static void order_note_peak(tconv_order *o)
 {
     size_t b = tconv_order_bytes(o);
     if (b > o->peak) o->peak = b;
+}
+
+void tconv_order_count_elsewhere(tconv_order *o, size_t events, size_t peak)
+{
+    o->nevents += events;
+    if (peak > o->peak) o->peak = peak;
 }
 
 size_t tconv_order_peak_bytes(tconv_order *o)

@@ -74,6 +74,7 @@ tconv_rec_buf tconv_rec_free(tconv_rec *rec)
         }
     }
     free(rec->ops);
+    tconv_partial_free(rec->part);
     buf.ev = rec->ev;
     buf.cap = rec->capev;
     buf.touched = rec->nev > rec->touched ? rec->nev : rec->touched;
@@ -182,6 +183,7 @@ int tconv_rec_event(tconv_rec *rec, const tconv_event *e)
 
 void tconv_rec_warning(tconv_rec *rec, size_t kind_index)
 {
+    if (rec->mute) return;
     rec_sync(rec);
     rec_op_add(rec, REC_WARNING)->a = (uint32_t)kind_index;
 }
@@ -196,10 +198,49 @@ void tconv_rec_track_kind(tconv_rec *rec, uint32_t track, uint32_t kind)
 
 void tconv_rec_sampletypes(tconv_rec *rec)
 {
+    if (rec->mute) return;
     rec_sync(rec);
     tconv_stypes_saved *sv = tconv_xcalloc(1, sizeof(*sv));
     tconv_sampletypes_save(rec->w, sv);
     rec_op_add(rec, REC_STYPES)->p = sv;
+}
+
+/* After the lane's strings and track exist: the replay maps them, then makes the lane again,
+ * which finds that track and gives it its base's kind and names. */
+void tconv_rec_lane(tconv_rec *rec, uint32_t track, unsigned n)
+{
+    rec_sync(rec);
+    rec_op *op = rec_op_add(rec, REC_LANE);
+    op->a = track;
+    op->b = n;
+}
+
+uint64_t tconv_rec_count(const tconv_rec *rec)
+{
+    return rec->nev;
+}
+
+void tconv_rec_mute(tconv_rec *rec, int on)
+{
+    rec->mute = on;
+}
+
+const tconv_partial *tconv_rec_partial(const tconv_rec *rec)
+{
+    return rec->part;
+}
+
+void tconv_rec_set_partial(tconv_rec *rec, tconv_partial *p)
+{
+    tconv_partial_free(rec->part);
+    rec->part = p;
+}
+
+void tconv_partial_free(tconv_partial *p)
+{
+    if (!p) return;
+    tconv_warnings_free(&p->warnings);
+    free(p);
 }
 
 void tconv_rec_launchstacks(tconv_rec *rec, int64_t tolerance_ns)
@@ -259,6 +300,9 @@ static void rec_apply(tconv_rec *rec, tconv_ctx *ctx, const rec_op *op)
     case REC_NOTICE:
         tconv_notice(ctx, (tconv_notice_level)op->a, "%s", (const char *)op->p);
         break;
+    case REC_LANE:
+        tconv_track_lane(ctx, rec->tmap[op->a], (unsigned)op->b);
+        break;
     }
 }
 
@@ -306,14 +350,25 @@ static void rec_map_event(const tconv_rec *rec, const rec_ev *c, tconv_event *e)
 tconv_status tconv_rec_replay(tconv_rec *rec, tconv_ctx *ctx, tconv_sink *sink)
 {
     size_t op = 0;
+    /* A partial result: its counts, once the metadata before the sums is in; then the sums. */
+    uint64_t sums_at = rec->part ? rec->part->sums_at : UINT64_MAX;
     for (size_t k = 0;; k++) {
         for (; op < rec->nops && rec->ops[op].at == k; op++)
             rec_apply(rec, ctx, &rec->ops[op]);
+        if (k == sums_at &&
+            tconv_sink_partial_begin(sink, rec->part, rec->tmap, rec->ntmap) == TCONV_FATAL)
+            return TCONV_FATAL;
         if (k == rec->nev) break;
         tconv_event e;
         rec_map_event(rec, &rec->ev[k], &e);
-        if (tconv_sink_replay(sink, &e) == TCONV_FATAL) return TCONV_FATAL;
+        if (k < sums_at) {
+            if (tconv_sink_replay(sink, &e) == TCONV_FATAL) return TCONV_FATAL;
+        } else if (tconv_sink_partial_sum(sink, &e) == TCONV_FATAL) {
+            tconv_sink_partial_end_sums(sink);
+            return TCONV_FATAL;
+        }
     }
+    if (rec->part) tconv_sink_partial_end_sums(sink);
     /* Whatever error the reader left, as it would be on the run's context after a read. */
     if (tconv_error_pending(rec->w)) tconv_error_move(ctx, rec->w);
     return rec->status;

@@ -11,7 +11,8 @@ enum {
     REC_STYPES,   /* tconv_sampletypes_set: p is a tconv_stypes_saved */
     REC_LAUNCH,   /* tconv_launchstacks_declare(b) */
     REC_WARNING,  /* tconv_warning_add of the worker's warning kind a */
-    REC_NOTICE    /* a notice of level a, text p */
+    REC_NOTICE,   /* a notice of level a, text p */
+    REC_LANE      /* tconv_track_lane(a, b) */
 };
 
 /* An event as recorded: a tconv_event without the fields the replay sets (input, seq) and with
@@ -51,6 +52,8 @@ struct tconv_rec {
     uint64_t next_hold; /* report again when events and copies reach this many bytes */
     uint64_t step;
     int given_up;
+    int mute;
+    tconv_partial *part; /* a partial result (internal.h), or NULL */
     /* replay: worker id -> run id, and how much of each is filled */
     tconv_str *smap;
     uint32_t *tmap;

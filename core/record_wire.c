@@ -72,6 +72,8 @@ static size_t rec_payload_size(const rec_ev *e)
            e->nvalues * sizeof(int64_t);
 }
 
+static size_t wire_count(tconv_wire *w, size_t each);
+
 void tconv_rec_encode(const tconv_rec *rec, tconv_wire *w)
 {
     const tconv_ctx *c = rec->w;
@@ -120,6 +122,44 @@ void tconv_rec_encode(const tconv_rec *rec, tconv_wire *w)
         tconv_wire_put(w, &e, sizeof(e));
         tconv_wire_put(w, rec->ev[i].payload, rec_payload_size(&e));
     }
+    const tconv_partial *p = rec->part;
+    tconv_wire_u64(w, p != NULL);
+    if (!p) return;
+    /* integers and flags as they are in memory: both ends are the same build */
+    tconv_partial flat = *p;
+    memset(&flat.warnings, 0, sizeof(flat.warnings));
+    tconv_wire_put(w, &flat, sizeof(flat));
+    tconv_wire_u64(w, p->warnings.n);
+    for (size_t i = 0; i < p->warnings.n; i++) {
+        const tconv_warning *x = &p->warnings.w[i];
+        tconv_wire_str(w, x->kind);
+        tconv_wire_str(w, x->first);
+        tconv_wire_u64(w, x->count);
+        tconv_wire_u64(w, ((uint64_t)x->track << 32) | x->track_at);
+    }
+}
+
+static tconv_partial *wire_get_partial(tconv_wire *w, uint64_t nev)
+{
+    if (!tconv_wire_get_u64(w) || w->bad) return NULL;
+    tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
+    tconv_wire_get(w, p, sizeof(*p));
+    memset(&p->warnings, 0, sizeof(p->warnings));
+    if (p->sums_at > nev) w->bad = 1;
+    size_t n = wire_count(w, 32);
+    p->warnings.w = n ? tconv_xcalloc(n, sizeof(*p->warnings.w)) : NULL;
+    p->warnings.n = p->warnings.cap = n;
+    for (size_t i = 0; i < n; i++) {
+        tconv_warning *x = &p->warnings.w[i];
+        x->kind = tconv_wire_get_str(w, NULL);
+        x->first = tconv_wire_get_str(w, NULL);
+        x->count = tconv_wire_get_u64(w);
+        uint64_t t = tconv_wire_get_u64(w);
+        x->track = (uint32_t)(t >> 32);
+        x->track_at = (uint32_t)t;
+        if (!x->kind || !x->first) w->bad = 1;
+    }
+    return p;
 }
 
 /* A count that the rest of the message could hold, at least `each` bytes per item. */
@@ -174,6 +214,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
     for (size_t i = 0; i < nwarn; i++) {
         c->warnings[i].kind = tconv_wire_get_str(w, NULL);
         c->warnings[i].first = tconv_wire_get_str(w, NULL);
+        c->warnings[i].track_at = UINT32_MAX;
         if (!c->warnings[i].kind || !c->warnings[i].first) w->bad = 1;
     }
     size_t nerr = wire_count(w, 8);
@@ -209,8 +250,8 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
         /* What the replay indexes with must be in range. */
         if ((op->type == REC_SYNC && (op->a > nstr || (uint64_t)op->b > ntrack)) ||
             (op->type == REC_WARNING && op->a >= nwarn) ||
-            (op->type == REC_KIND && op->a >= ntrack) || (i && op->at < rec->ops[i - 1].at) ||
-            op->type < REC_SYNC || op->type > REC_NOTICE)
+            ((op->type == REC_KIND || op->type == REC_LANE) && op->a >= ntrack) ||
+            (i && op->at < rec->ops[i - 1].at) || op->type < REC_SYNC || op->type > REC_LANE)
             w->bad = 1;
     }
     size_t nev = wire_count(w, sizeof(rec_ev));
@@ -222,6 +263,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
         e->payload = wire_dup(w, &rec->data, rec_payload_size(e));
     }
     if (nops && rec->ops[nops - 1].at > nev) w->bad = 1;
+    rec->part = wire_get_partial(w, nev);
     rec->nstr = (uint32_t)nstr;
     rec->ntrack = (uint32_t)ntrack;
     if (w->bad || w->pos != w->len) {

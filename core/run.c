@@ -35,6 +35,7 @@ struct tconv_run {
     tconv_mpi *mpi; /* one of the processes of an MPI run, or NULL */
     int coll_on;    /* the writer runs on every rank (run_collective) */
     tconv_collective coll;
+    int partial; /* workers and ranks send partial results (tconv_partial_possible) */
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -447,6 +448,21 @@ static void run_job_free(void *v)
     free(j);
 }
 
+/* A partial result the run's sink cannot take as a serial run would (an input before had stack
+ * samples of its own): the input is read in line instead. */
+static void run_job_unpartial(run_job *j, tconv_sink *sink)
+{
+    if (!j || j->direct || !j->rec || !tconv_rec_partial(j->rec) || tconv_sink_partial_ok(sink))
+        return;
+    if (j->in) tconv_input_close(j->in);
+    j->in = NULL;
+    run_rec_drop(j->par, j->jobs, j->rec);
+    j->rec = NULL;
+    tconv_ctx_free(j->ctx);
+    j->ctx = NULL;
+    j->direct = 1;
+}
+
 static int run_concurrent(const tconv_reader_class *rc)
 {
     return TCONV_CLASS_HAS(rc, flags) && (rc->flags & TCONV_READER_CONCURRENT);
@@ -501,12 +517,17 @@ static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_i
     run_misread_note(r, j->in, rc, &j->mis);
     j->rec = tconv_rec_new(j->ctx, run_spare_take(p));
     if (jobs) tconv_rec_budget(j->rec, jobs, k, p->step);
-    tconv_sink *sink = tconv_sink_new_recording(j->ctx, j->rec, abandon);
+    tconv_sink *sink = r->partial ? tconv_sink_new_partial(j->ctx, r->wc, j->rec, abandon)
+                                  : tconv_sink_new_recording(j->ctx, j->rec, abandon);
     tconv_status st = rc->read(j->ctx, j->in, &ro, sink);
+    /* A partial result only of a read that went well and stayed plain: anything else, the main
+     * thread reads in line and says as a serial run would. */
+    tconv_partial *part = r->partial && st == TCONV_OK ? tconv_sink_partial_end(sink) : NULL;
     tconv_sink_free(sink);
     tconv_options_free(&ro);
-    if (tconv_rec_given_up(j->rec)) { /* the main thread reads it in line, at its turn */
-        run_rec_drop(p, jobs, j->rec);
+    if (part) tconv_rec_set_partial(j->rec, part);
+    if (tconv_rec_given_up(j->rec) || (r->partial && !part)) {
+        run_rec_drop(p, jobs, j->rec); /* the main thread reads it in line, at its turn */
         j->rec = NULL;
         goto direct;
     }
@@ -610,6 +631,16 @@ static run_job *run_mpi_take(run_par *p, size_t k)
     return j;
 }
 
+/* Partial results (internal.h), decided from the command alone: every rank decides alike.
+ * --keep-going holds each input's events until it is read (a failed one leaves nothing), which
+ * the stages on the worker cannot undo. */
+static int run_partial(const tconv_run *r)
+{
+    uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(r->wc, needs);
+    uint32_t n = needs ? needs(&r->wopts) : TCONV_NEED_ARGS;
+    return !r->o.keep_going && tconv_partial_possible(r->ctx, r->wc, n);
+}
+
 /* A rank but 0: reads the inputs rank 0 gives it into recordings and sends them, in input
  * order, until all are sent or rank 0 needs no more. It opens no output. */
 static tconv_outcome run_mpi_serve(tconv_run *r)
@@ -621,6 +652,7 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
         if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(r->ctx);
         if (n & TCONV_NEED_CORR) r->ctx->need_corr = 1;
     }
+    r->partial = run_partial(r);
     tconv_input_list inputs = {0};
     tconv_mpi_plan(r->mpi, &inputs);
     run_par par = {.r = r, .inputs = &inputs};
@@ -1068,6 +1100,7 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in
                        : r->mpi && !r->coll_on ? run_mpi_take(&par, i)
                                                : NULL;
         uint32_t before = r->stats.inputs;
+        run_job_unpartial(job, sink);
         st = run_item(r, sink, &inputs.items[i], job, usage);
         run_job_free(job);
         /* Lanes, and the stack writers' samples of the input's spans while the threads read on:
@@ -1148,6 +1181,7 @@ static tconv_outcome run_convert(tconv_run *r)
         if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(ctx);
         if (n & TCONV_NEED_CORR) ctx->need_corr = 1;
     }
+    r->partial = run_partial(r);
     void *ws = NULL;
     tconv_status st = wc->open(ctx, out, &r->wopts, &ws);
     if (st != TCONV_OK) {

@@ -60,6 +60,14 @@ struct tconv_sink {
     tconv_stack *stack;
     int early;
     tconv_warning_set early_warnings;
+    /* A worker's sink making a partial result (internal.h): the samples of the flush are summed,
+     * the metadata recorded; part_bad: something else would have reached the writer. */
+    int part, part_bad;
+    uint64_t part_meta;
+    tconv_sums *sums;
+    /* The run's sink, between tconv_sink_partial_begin and _end_sums. */
+    int part_open;
+    tconv_stypes_saved part_types;
 };
 
 enum { SINK_PROGRESS_EVERY = 1 << 16 };
@@ -129,6 +137,7 @@ void tconv_sink_free(tconv_sink *s)
     tconv_order_free(s->order);
     tconv_stack_free(s->stack);
     tconv_warnings_free(&s->early_warnings);
+    tconv_sums_free(s->sums);
     tconv_gpu_free(s->gpu);
     free(s->not_work);
     tconv_inputcheck_free(s->check);
@@ -341,6 +350,10 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
     e.seq = s->seq++;
     if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {
         if (tconv_ctx_interrupted(ctx)) return TCONV_FATAL;
+        if (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed)) {
+            tconv_error_set(ctx, "abandoned");
+            return TCONV_FATAL;
+        }
         if (s->progress) s->progress(s->progress_user, e.seq);
     }
     if (e.kind != TCONV_EV_METADATA) {
@@ -356,6 +369,11 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
             tconv_order_note_time(s->order, e.track, e.ts + e.dur);
     }
     tconv_role_fill(ctx, &e);
+    if (s->part && e.kind == TCONV_EV_METADATA) {
+        /* all of it, for the run's track table; the run's sink routes it again */
+        s->part_meta++;
+        return tconv_rec_event(s->rec, &e) < 0 ? TCONV_FATAL : TCONV_OK;
+    }
     if (ctx->selection.input >= 0 && e.input != (uint64_t)ctx->selection.input) return TCONV_OK;
     if (ctx->selection.steps) tconv_selection_note_span(ctx, &ctx->selection, &e);
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
@@ -393,6 +411,10 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
         return tconv_order_add(s->order, &e);
     if (ctx->selection.by_rank) {
         sink_stage_copy(&s->held, &e);
+        return TCONV_OK;
+    }
+    if (s->part) { /* a sample of the input's own: it is read in line instead */
+        s->part_bad = 1;
         return TCONV_OK;
     }
     return s->wc->event(s->ws, &e);
@@ -514,7 +536,7 @@ tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e)
 
 TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
 {
-    if (s->rec) return sink_record(s, in);
+    if (s->rec && !s->part) return sink_record(s, in);
     tconv_event e;
     tconv_status st = sink_accept(s, in, &e);
     if (st != TCONV_OK) return st;
@@ -530,6 +552,10 @@ static tconv_status sink_emit(void *user, const tconv_event *ev)
         return TCONV_FATAL;
     /* Flows buffered only for GPU attribution stop here unless the writer takes them. */
     if (ev->kind != TCONV_EV_SAMPLE && !(s->accepts & TCONV_KIND_BIT(ev->kind))) return TCONV_OK;
+    if (s->part) {
+        if (ev->kind != TCONV_EV_SAMPLE || tconv_sums_add(s->sums, ev) < 0) s->part_bad = 1;
+        return TCONV_OK;
+    }
     return s->wc->event(s->ws, ev);
 }
 
@@ -633,4 +659,128 @@ tconv_status tconv_sink_finish(tconv_sink *s)
     sink_note_not_work(s);
     if (st == TCONV_OK && s->wc->finish) st = s->wc->finish(s->ws);
     return st;
+}
+
+/* ---- partial results (internal.h) -------------------------------------------------------- */
+
+int tconv_partial_possible(const tconv_ctx *ctx, const tconv_writer_class *wc, uint32_t needs)
+{
+    const tconv_selection *sel = &ctx->selection;
+    uint32_t f = wc->flags;
+    return (f & TCONV_WRITER_SUMMED_SAMPLES) && (f & TCONV_WRITER_EARLY_SAMPLES) &&
+           !(needs & TCONV_NEED_EACH_SAMPLE) && (wc->accepts & TCONV_KIND_BIT(TCONV_EV_SAMPLE)) &&
+           !(wc->accepts & TCONV_KINDS_SPANS) && !ctx->gpu_attribute && !sel->window &&
+           !sel->steps && !sel->by_rank && sel->input < 0 && !sel->keep && !sink_flush_at_end();
+}
+
+tconv_sink *tconv_sink_new_partial(tconv_ctx *wctx, const tconv_writer_class *wc, tconv_rec *rec,
+                                   const atomic_int *abandon)
+{
+    tconv_sink *s = tconv_sink_new(wctx, wc, NULL);
+    s->rec = rec;
+    s->abandon = abandon;
+    s->part = 1;
+    s->sums = tconv_sums_new();
+    return s;
+}
+
+static uint64_t sink_warning_total(const tconv_ctx *ctx)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < ctx->nwarnings; i++)
+        n += ctx->warnings[i].count;
+    return n;
+}
+
+tconv_partial *tconv_sink_partial_end(tconv_sink *s)
+{
+    tconv_ctx *ctx = s->ctx;
+    if (s->part_bad || s->have_samples || !s->early || s->mode != SINK_STACKS) return NULL;
+    uint64_t nwarn = sink_warning_total(ctx);
+    /* The flush's warnings stay in early_warnings, as the run's early flush keeps them. */
+    tconv_rec_mute(s->rec, 1);
+    tconv_status st = tconv_sink_input_done(s);
+    tconv_rec_mute(s->rec, 0);
+    if (st != TCONV_OK || s->part_bad || !s->early || sink_warning_total(ctx) != nwarn) return NULL;
+    tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
+    p->nseq = s->seq - s->part_meta;
+    p->accepted = s->accepted - s->part_meta;
+    if (ctx->input < s->nnot_work)
+        memcpy(p->not_work, s->not_work[ctx->input], sizeof(p->not_work));
+    memcpy(p->dropped, s->dropped, sizeof(p->dropped));
+    p->have_spans = s->have_spans;
+    p->have_bounds = ctx->have_bounds;
+    p->first_ns = ctx->first_ns;
+    p->last_ns = ctx->last_ns;
+    p->order_events = tconv_order_events(s->order);
+    p->order_peak = tconv_order_peak_bytes(s->order);
+    p->sums_at = tconv_rec_count(s->rec);
+    for (size_t i = 0; i < tconv_sums_count(s->sums); i++)
+        if (tconv_rec_event(s->rec, tconv_sums_get(s->sums, i)) < 0) {
+            tconv_partial_free(p);
+            return NULL;
+        }
+    p->warnings = s->early_warnings;
+    memset(&s->early_warnings, 0, sizeof(s->early_warnings));
+    return p;
+}
+
+/* Where the early flush would take the input's spans as they come, and nothing the input could
+ * bring makes it stop (samples of its own are never in a partial result). */
+int tconv_sink_partial_ok(const tconv_sink *s)
+{
+    return s->early && s->mode == SINK_STACKS && !s->have_samples && !s->staging && !s->part;
+}
+
+tconv_status tconv_sink_partial_begin(tconv_sink *s, tconv_partial *p, const uint32_t *tmap,
+                                      size_t ntmap)
+{
+    tconv_ctx *ctx = s->ctx;
+    uint32_t input = ctx->input;
+    /* what the input's first span would have checked */
+    if (p->have_spans && tconv_inputcheck_wants_span(s->check) &&
+        tconv_inputcheck_span(s->check, ctx, input, sink_input_name(ctx)) != TCONV_OK)
+        return TCONV_FATAL;
+    if (p->have_spans) s->have_spans = 1;
+    s->seq += p->nseq;
+    s->accepted += p->accepted;
+    for (unsigned r = 0; r < TCONV_ROLE_MAX; r++) {
+        if (!p->not_work[r]) continue;
+        if (input >= s->nnot_work) {
+            size_t old = s->nnot_work;
+            TCONV_GROW(s->not_work, s->nnot_work, (size_t)input + 1);
+            memset(s->not_work + old, 0, (s->nnot_work - old) * sizeof(*s->not_work));
+        }
+        s->not_work[input][r] += p->not_work[r];
+    }
+    for (unsigned k = 0; k < TCONV_EV_KIND_MAX; k++)
+        s->dropped[k] += p->dropped[k];
+    if (p->have_bounds) {
+        tconv_ctx_note_time(ctx, p->first_ns);
+        tconv_ctx_note_time(ctx, p->last_ns);
+    }
+    tconv_order_count_elsewhere(s->order, p->order_events, p->order_peak);
+    if (s->progress) s->progress(s->progress_user, s->seq);
+    /* The stages' warnings, then the sums as the early flush gives them (sink_input_done). */
+    tconv_warnings_give_mapped(&s->early_warnings, &p->warnings, tmap, ntmap);
+    if (!s->have_spans) return TCONV_OK; /* no sums either */
+    tconv_sampletypes_save(ctx, &s->part_types);
+    tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
+    tconv_warnings_swap(ctx, &s->early_warnings);
+    s->part_open = 1;
+    return TCONV_OK;
+}
+
+tconv_status tconv_sink_partial_sum(tconv_sink *s, tconv_event *e)
+{
+    e->input = s->ctx->input;
+    return sink_emit(s, e);
+}
+
+void tconv_sink_partial_end_sums(tconv_sink *s)
+{
+    if (!s->part_open) return;
+    tconv_warnings_swap(s->ctx, &s->early_warnings);
+    tconv_sampletypes_restore(s->ctx, &s->part_types);
+    s->part_open = 0;
 }

@@ -274,5 +274,6 @@ uint32_t tconv_track_lane(tconv_ctx *ctx, uint32_t track, unsigned n)
         k->thread_name = tconv_string_intern_cstr(ctx, buf);
     }
     free(buf);
+    if (ctx->rec) tconv_rec_lane(ctx->rec, track, n);
     return lane;
 }

@@ -114,7 +114,15 @@ enum {
      * depend on when an input's ordered events come among the metadata events of later inputs
      * it is given directly, so the ordering stage flushes each input as soon as it is read.
      * Events keep their order among themselves. */
-    TCONV_WRITER_EARLY_EVENTS = 1u << 5
+    TCONV_WRITER_EARLY_EVENTS = 1u << 5,
+    /* ABI 1.3: with TCONV_WRITER_EARLY_SAMPLES, the writer's output depends on its samples only
+     * through the sum of their values per (track, stack), taken in the order each (track,
+     * stack) first comes: it reads neither a sample's time nor its name, category, args or
+     * sequence number. The core may then give it, for each input, one sample per (track, stack)
+     * carrying the sum, with the fields of the first (so a -j or MPI run sends summed samples
+     * between threads and ranks, not spans). A writer whose options make it read more (pprof's
+     * time window) says so through TCONV_NEED_EACH_SAMPLE. */
+    TCONV_WRITER_SUMMED_SAMPLES = 1u << 6
 };
 
 /* What a writer needs from the core, declared before open() (tconv_writer_class.needs). */
@@ -126,7 +134,10 @@ enum {
     TCONV_NEED_GPU_ATTRIBUTION = 1u << 1,
     /* tconv_event.corr on the spans an ordered writer gets (kept beside the buffered event, so
      * ask only when used). Unordered writers always see it. */
-    TCONV_NEED_CORR = 1u << 2
+    TCONV_NEED_CORR = 1u << 2,
+    /* ABI 1.3: each sample as the stages make it, for a TCONV_WRITER_SUMMED_SAMPLES writer
+     * whose options make it read more of a sample than its sums (a time window). */
+    TCONV_NEED_EACH_SAMPLE = 1u << 3
 };
 
 typedef struct tconv_writer_class {

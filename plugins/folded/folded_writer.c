@@ -239,7 +239,8 @@ const tconv_writer_class folded_writer_class = {
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
     /* Samples are summed per stack and the lines sorted by their bytes; a sample's root frame
      * comes from its own track's names. */
-    .flags = TCONV_WRITER_EARLY_SAMPLES,
+    /* Values are summed per line (track root and frame names) in their order. */
+    .flags = TCONV_WRITER_EARLY_SAMPLES | TCONV_WRITER_SUMMED_SAMPLES,
     .open = folded_writer_open,
     .event = folded_writer_event,
     .finish = folded_writer_finish,

@@ -139,9 +139,13 @@ static tconv_status pprof_event(void *state, const tconv_event *ev)
 /* Samples carry frames and values only: readers need not build the args of spans. */
 static uint32_t pprof_needs(const tconv_options *opts)
 {
-    return strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0
-               ? TCONV_NEED_GPU_ATTRIBUTION
-               : 0;
+    uint32_t n = strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0
+                     ? TCONV_NEED_GPU_ATTRIBUTION
+                     : 0;
+    /* A time window looks at each sample's time, which summed samples do not keep. */
+    if (tconv_option_is_set(opts, "start") || tconv_option_is_set(opts, "end"))
+        n |= TCONV_NEED_EACH_SAMPLE;
+    return n;
 }
 
 static tconv_status pprof_finish(void *state)
@@ -156,7 +160,7 @@ static const tconv_writer_class pprof_writer_class = {
     .options = pprof_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
     /* Samples are summed per stack and track in their order; metadata events are ignored. */
-    .flags = TCONV_WRITER_BINARY | TCONV_WRITER_EARLY_SAMPLES,
+    .flags = TCONV_WRITER_BINARY | TCONV_WRITER_EARLY_SAMPLES | TCONV_WRITER_SUMMED_SAMPLES,
     .open = pprof_open,
     .event = pprof_event,
     .finish = pprof_finish,

@@ -67,6 +67,22 @@ printf 'prog 1/1 [000] 1.000000:        948 cycles:u:\n\t  400010 work+0x10 (/bi
 same mixed-types -w folded "$TMP/a.stacks" "$TMP/c.perf" "$TMP/b.stacks"
 same mixed-types-kg --keep-going -w pprof "$TMP/a.stacks" "$TMP/c.perf" "$TMP/b.stacks"
 grep -q "have different sample types" "$TMP/mixed-types.1.err" || fail "mixed types: no error"
+# Partial results (pprof, folded): a worker runs the stages on the input it read and hands on
+# its samples summed per stack. A later input's repair warnings then still name the run's track
+# numbers (the worker's own are 1 and 2); after an input with samples of its own the spans go
+# to the writer at the end, so the inputs after it are read in line.
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},%s]}\n' \
+    '{"ph":"X","name":"b","pid":1,"tid":2,"ts":0,"dur":10}' >"$TMP/p1.json"
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":2,"tid":1,"ts":0,"dur":10},%s,%s,%s]}\n' \
+    '{"ph":"B","name":"open","pid":2,"tid":7,"ts":1}' \
+    '{"ph":"X","name":"x","pid":2,"tid":7,"ts":2,"dur":3}' '{"ph":"E","pid":2,"tid":9,"ts":5}' \
+    >"$TMP/p2.json"
+for w in pprof folded; do
+    same "partial-$w" -w "$w" "$TMP/p1.json" "$TMP/p2.json" "$TMP/p2.json"
+    same "partial-samples-$w" -w "$w" "$TMP/p1.json" "$TMP/a.stacks" "$TMP/p2.json" "$TMP/p1.json"
+done
+grep -q "on track 3 is never ended" "$TMP/partial-pprof.1.err" || fail "partial: no repair warning"
+grep -q "on track 4 has no open span" "$TMP/partial-pprof.1.err" || fail "partial: no end warning"
 # Launch stacks (declared by the folded reader) matched to launches of another input.
 same launch -v -w folded -W value=gpu "$G/uprobe-order.folded" "$G/uprobe-order.json"
 same launch-time -w pprof -W gpu=attribute -R tolerance=2us "$G/uprobe-time.folded" "$G/uprobe-time.json"
@@ -95,32 +111,40 @@ expect_grep "$TMP/err" "--jobs-memory: '5X' is not a size"
 expect_rc 0 "$TCONV" -j 2 --jobs-memory 0 -w text "$IN" "$IN"
 
 # ---- the byte budget bounds memory -----------------------------------------------------------
-# Six generated rank traces of 20 MB (a recording of ~10 MB each, for pprof): without a budget
-# -j 6 holds several recordings at once (~65 MB peak against ~13 MB for -j 1). The bound is the
+# Six generated rank traces of 20 MB (a recording of ~10 MB each, for chrome): without a budget
+# -j 6 holds several recordings at once (~80 MB peak against ~13 MB for -j 1). The bound is the
 # budget, plus the recording the main thread waits for, plus a report's step per thread: with
 # 8 MB, six threads begin at once and must wait at 8 MB (~30 MB; ~55 MB when they do not wait);
-# with 1 byte no thread begins an input once a recording has reported (~15 to 24 MB). Peak RSS
-# of each run, from getrusage. Not under a sanitizer (its own memory).
+# with 1 byte no thread begins an input once a recording has reported (~15 to 24 MB). pprof
+# gets partial results (summed samples, not events): -j 6 holds about what -j 1 does, with no
+# budget. Peak RSS of each run, from getrusage. Not under a sanitizer (its own memory).
 libs=$(ldd "$TCONV" 2>/dev/null || true)
 if [[ $libs == *libasan* || $libs == *libtsan* ]] || ! command -v python3 >/dev/null; then
     echo "skipped: the memory check (a sanitizer build, or no python3)"
 else
     mkdir "$TMP/big"
     python3 "$SRC/bench/gen_trace.py" --ranks 6 "$TMP/big" 20 >/dev/null
-    rss() { # rss ARGS...: peak RSS in MB of tconv ARGS -w pprof on the six traces
+    rss() { # rss WRITER ARGS...: peak RSS in MB of tconv ARGS -w WRITER on the six traces
+        local w=$1
+        shift
         python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' \
-            "$TCONV" "$@" -w pprof -o "$TMP/big.pb.gz" "$TMP"/big/rank-*.json
+            "$TCONV" "$@" -w "$w" -o "$TMP/big.out" "$TMP"/big/rank-*.json
     }
-    one=$(rss -j 1)
-    free=$(rss -j 6 --jobs-memory 0)
-    held8=$(rss -j 6 --jobs-memory 8M)
-    held1=$(rss -j 6 --jobs-memory 1)
-    echo "peak RSS: -j 1 $one MB, -j 6 $free MB, with --jobs-memory 8M $held8 MB, 1 byte $held1 MB"
+    one=$(rss chrome -j 1)
+    free=$(rss chrome -j 6 --jobs-memory 0)
+    held8=$(rss chrome -j 6 --jobs-memory 8M)
+    held1=$(rss chrome -j 6 --jobs-memory 1)
+    echo "peak RSS, chrome: -j 1 $one MB, -j 6 $free MB, with --jobs-memory 8M $held8 MB," \
+        "1 byte $held1 MB"
     [ "$free" -gt $((one + 30)) ] || fail "-j 6 without a budget held no more than -j 1 ($free, $one MB)"
     [ "$held8" -lt $((one + 25)) ] || fail "-j 6 --jobs-memory 8M held $held8 MB, -j 1 $one MB"
     [ "$held1" -lt $((one + 20)) ] || fail "-j 6 --jobs-memory 1 held $held1 MB, -j 1 $one MB"
+    pone=$(rss pprof -j 1)
+    pfree=$(rss pprof -j 6 --jobs-memory 0)
+    echo "peak RSS, pprof: -j 1 $pone MB, -j 6 $pfree MB"
+    [ "$pfree" -lt $((pone + 15)) ] || fail "pprof -j 6 held $pfree MB, -j 1 $pone MB: no partial results?"
 fi
 
 # ---- real multi-rank traces (the in-tree corpus slice) -----------------------------------------

@@ -91,6 +91,21 @@ done
 grep -q "truncated-in-event.json" "$TMP/malformed-folded.s.err" || fail "malformed: no error named the input"
 same keep-going --keep-going -w pprof "$CH/all-phases.json" "$CH/truncated-in-event.json" \
     "$CH/flow_simple.json" "$CH/unescaped-quote.json" "$CH/nestable_async.json"
+# Partial results (pprof, folded: the other ranks send samples summed per stack): repair
+# warnings of their inputs name the run's track numbers; an input with samples of its own stops
+# them for the inputs after it, which rank 0 reads itself.
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},%s]}\n' \
+    '{"ph":"X","name":"b","pid":1,"tid":2,"ts":0,"dur":10}' >"$TMP/p1.json"
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":2,"tid":1,"ts":0,"dur":10},%s,%s,%s]}\n' \
+    '{"ph":"B","name":"open","pid":2,"tid":7,"ts":1}' \
+    '{"ph":"X","name":"x","pid":2,"tid":7,"ts":2,"dur":3}' '{"ph":"E","pid":2,"tid":9,"ts":5}' \
+    >"$TMP/p2.json"
+printf 'prog;main;work 5\n' >"$TMP/a.stacks"
+for w in pprof folded; do
+    same "partial-$w" -w "$w" "$TMP/p1.json" "$TMP/p2.json" "$TMP/p2.json" "$TMP/p1.json"
+    same "partial-samples-$w" -w "$w" "$TMP/p1.json" "$TMP/a.stacks" "$TMP/p2.json" "$TMP/p1.json"
+done
+grep -q "on track 3 is never ended" "$TMP/partial-pprof.s.err" || fail "partial: no repair warning"
 # Mistakes in the command, found before anything is read: said once, exit 2.
 same usage-writer -w nosuch "$CH/all-phases.json" "$CH/flow_simple.json"
 same usage-option -w pprof -W nosuch=1 "$CH/all-phases.json" "$CH/flow_simple.json"
