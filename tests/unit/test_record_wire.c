@@ -12,8 +12,9 @@ static tconv_str S(tconv_ctx *ctx, const char *s)
 }
 
 /* A recording with one of each step: strings and tracks in several syncs, a track kind,
- * sample types, a launch-stack tolerance, warnings, a notice, events with args, frames and
- * values, and the reader's error at the end. */
+ * sample types, a launch-stack tolerance, warnings, a notice, a lane, events with args, frames
+ * and values, the reader's error at the end, and a partial result (core/sink.c) whose sums are
+ * the last event and whose warnings name a track. */
 static tconv_rec *wire_sample(tconv_ctx **wctx)
 {
     tconv_ctx *w = tconv_ctx_new();
@@ -49,8 +50,25 @@ static tconv_rec *wire_sample(tconv_ctx **wctx)
     s.nframes = 2;
     s.values = values;
     s.nvalues = 2;
+    tconv_rec_lane(rec, e.track, 1);
     tconv_rec_event(rec, &s);
     S(w, "made after the last event");
+    tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
+    p->nseq = 7;
+    p->accepted = 6;
+    p->not_work[1] = 3;
+    p->dropped[TCONV_EV_COUNTER] = 2;
+    p->have_spans = p->have_bounds = 1;
+    p->first_ns = -5;
+    p->last_ns = 1250;
+    p->sums_at = 1;
+    tconv_ctx *aside = tconv_ctx_new(); /* the warning set as the early flush keeps it */
+    tconv_warning_add_track(aside, "order.unclosed-span", 1, "span 'x' on track ", " ends");
+    p->warnings = (tconv_warning_set){aside->warnings, aside->nwarnings, aside->capwarnings};
+    aside->warnings = NULL;
+    aside->nwarnings = aside->capwarnings = 0;
+    tconv_ctx_free(aside);
+    tconv_rec_set_partial(rec, p);
     tconv_error_set(w, "in.json:99: cut off");
     tconv_error_hint(w, "give the whole file");
     tconv_rec_finish(rec, TCONV_FATAL);
@@ -93,6 +111,24 @@ static void round_trip(void **state)
     assert_int_equal(n, 1);
     assert_string_equal(chain[0], "in.json:99: cut off");
     assert_string_equal(tconv_error_hint_get(w2), "give the whole file");
+    const tconv_partial *p = tconv_rec_partial(rec2);
+    assert_non_null(p);
+    assert_int_equal(p->nseq, 7);
+    assert_int_equal(p->not_work[1], 3);
+    assert_int_equal(p->dropped[TCONV_EV_COUNTER], 2);
+    assert_int_equal(p->first_ns, -5);
+    assert_int_equal(p->sums_at, 1);
+    assert_int_equal(p->warnings.n, 1);
+    assert_string_equal(p->warnings.w[0].first, "span 'x' on track 1 ends");
+    assert_int_equal(p->warnings.w[0].track, 1);
+    assert_int_equal(p->warnings.w[0].track_at, strlen("span 'x' on track "));
+    /* The run's number in place of the worker's (tconv_warnings_give_mapped). */
+    tconv_warning_set to = {0}, from = p->warnings;
+    uint32_t tmap[2] = {0, 12};
+    ((tconv_partial *)p)->warnings = (tconv_warning_set){0};
+    tconv_warnings_give_mapped(&to, &from, tmap, 2);
+    assert_string_equal(to.w[0].first, "span 'x' on track 12 ends");
+    tconv_warnings_free(&to);
     free(a.p);
     free(b.p);
     wire_free(rec2, w2);
