@@ -83,6 +83,13 @@ for w in pprof folded; do
 done
 grep -q "on track 3 is never ended" "$TMP/partial-pprof.1.err" || fail "partial: no repair warning"
 grep -q "on track 4 has no open span" "$TMP/partial-pprof.1.err" || fail "partial: no end warning"
+# pprof's time window reads each sample's time, which a sum does not keep: no partial results.
+for k in 3 4; do
+    printf '{"traceEvents":[%s,%s,%s]}\n' "{\"ph\":\"X\",\"name\":\"a\",\"pid\":$k,\"tid\":1,\"ts\":0,\"dur\":10}" \
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":$k,\"tid\":1,\"ts\":100,\"dur\":10}" \
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":$k,\"tid\":1,\"ts\":200,\"dur\":10}" >"$TMP/p$k.json"
+done
+same partial-window -w pprof -W start=50000 "$TMP/p3.json" "$TMP/p4.json" "$TMP/p3.json" "$TMP/p4.json"
 # Launch stacks (declared by the folded reader) matched to launches of another input.
 same launch -v -w folded -W value=gpu "$G/uprobe-order.folded" "$G/uprobe-order.json"
 same launch-time -w pprof -W gpu=attribute -R tolerance=2us "$G/uprobe-time.folded" "$G/uprobe-time.json"
