@@ -52,7 +52,7 @@ struct tconv_rec {
     uint64_t next_hold; /* report again when events and copies reach this many bytes */
     uint64_t step;
     int given_up;
-    int mute;
+    int mute;            /* tconv_rec_mute: warnings and sample types not recorded */
     tconv_partial *part; /* a partial result (internal.h), or NULL */
     /* replay: worker id -> run id, and how much of each is filled */
     tconv_str *smap;
