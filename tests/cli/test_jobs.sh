@@ -71,15 +71,11 @@ grep -q "have different sample types" "$TMP/mixed-types.1.err" || fail "mixed ty
 # its samples summed per stack. A later input's repair warnings then still name the run's track
 # numbers (the worker's own are 1 and 2); after an input with samples of its own the spans go
 # to the writer at the end, so the inputs after it are read in line.
-printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},%s]}\n' \
-    '{"ph":"X","name":"b","pid":1,"tid":2,"ts":0,"dur":10}' >"$TMP/p1.json"
-printf '{"traceEvents":[{"ph":"X","name":"a","pid":2,"tid":1,"ts":0,"dur":10},%s,%s,%s]}\n' \
-    '{"ph":"B","name":"open","pid":2,"tid":7,"ts":1}' \
-    '{"ph":"X","name":"x","pid":2,"tid":7,"ts":2,"dur":3}' '{"ph":"E","pid":2,"tid":9,"ts":5}' \
-    >"$TMP/p2.json"
+P1=$CH/two-threads.json
+P2=$CH/unpaired-begin-end.json
 for w in pprof folded; do
-    same "partial-$w" -w "$w" "$TMP/p1.json" "$TMP/p2.json" "$TMP/p2.json"
-    same "partial-samples-$w" -w "$w" "$TMP/p1.json" "$TMP/a.stacks" "$TMP/p2.json" "$TMP/p1.json"
+    same "partial-$w" -w "$w" "$P1" "$P2" "$P2"
+    same "partial-samples-$w" -w "$w" "$P1" "$TMP/a.stacks" "$P2" "$P1"
 done
 grep -q "on track 3 is never ended" "$TMP/partial-pprof.1.err" || fail "partial: no repair warning"
 grep -q "on track 4 has no open span" "$TMP/partial-pprof.1.err" || fail "partial: no end warning"

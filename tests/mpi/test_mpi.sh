@@ -94,16 +94,12 @@ same keep-going --keep-going -w pprof "$CH/all-phases.json" "$CH/truncated-in-ev
 # Partial results (pprof, folded: the other ranks send samples summed per stack): repair
 # warnings of their inputs name the run's track numbers; an input with samples of its own stops
 # them for the inputs after it, which rank 0 reads itself.
-printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},%s]}\n' \
-    '{"ph":"X","name":"b","pid":1,"tid":2,"ts":0,"dur":10}' >"$TMP/p1.json"
-printf '{"traceEvents":[{"ph":"X","name":"a","pid":2,"tid":1,"ts":0,"dur":10},%s,%s,%s]}\n' \
-    '{"ph":"B","name":"open","pid":2,"tid":7,"ts":1}' \
-    '{"ph":"X","name":"x","pid":2,"tid":7,"ts":2,"dur":3}' '{"ph":"E","pid":2,"tid":9,"ts":5}' \
-    >"$TMP/p2.json"
 printf 'prog;main;work 5\n' >"$TMP/a.stacks"
+P1=$CH/two-threads.json
+P2=$CH/unpaired-begin-end.json
 for w in pprof folded; do
-    same "partial-$w" -w "$w" "$TMP/p1.json" "$TMP/p2.json" "$TMP/p2.json" "$TMP/p1.json"
-    same "partial-samples-$w" -w "$w" "$TMP/p1.json" "$TMP/a.stacks" "$TMP/p2.json" "$TMP/p1.json"
+    same "partial-$w" -w "$w" "$P1" "$P2" "$P2" "$P1"
+    same "partial-samples-$w" -w "$w" "$P1" "$TMP/a.stacks" "$P2" "$P1"
 done
 grep -q "on track 3 is never ended" "$TMP/partial-pprof.s.err" || fail "partial: no repair warning"
 # Mistakes in the command, found before anything is read: said once, exit 2.
