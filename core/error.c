@@ -127,36 +127,61 @@ TCONV_API const char *tconv_error_hint_get(const tconv_ctx *ctx)
     return ctx->nerrors ? ctx->error_hint : NULL;
 }
 
-TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *fmt, ...)
+/* A warning of a kind already made: counted, and 1. */
+static int warning_seen(tconv_ctx *ctx, const char *kind)
 {
     for (size_t i = ctx->nwarnings; i-- > 0;) {
         if (strcmp(ctx->warnings[i].kind, kind) == 0) {
             ctx->warnings[i].count++;
             if (ctx->rec) tconv_rec_warning(ctx->rec, i);
-            return;
+            return 1;
         }
     }
+    return 0;
+}
+
+/* The first warning of its kind, with its message (taken). */
+static tconv_warning *warning_first(tconv_ctx *ctx, const char *kind, char *first)
+{
     TCONV_GROW(ctx->warnings, ctx->capwarnings, ctx->nwarnings + 1);
     tconv_warning *w = &ctx->warnings[ctx->nwarnings++];
-    va_list ap;
-    va_start(ap, fmt);
-    w->first = error_vformat(NULL, fmt, ap);
-    va_end(ap);
+    w->first = first;
     w->kind = tconv_xstrdup(kind);
     w->count = 1;
     w->track_at = UINT32_MAX;
     if (ctx->rec) tconv_rec_warning(ctx->rec, ctx->nwarnings - 1);
+    return w;
 }
 
-void tconv_warning_add_track(tconv_ctx *ctx, const char *kind, uint32_t track, const char *before,
-                             const char *after)
+TCONV_API void tconv_warning_add(tconv_ctx *ctx, const char *kind, const char *fmt, ...)
 {
-    size_t n = ctx->nwarnings;
-    tconv_warning_add(ctx, kind, "%s%u%s", before, track, after);
-    if (ctx->nwarnings > n) {
-        ctx->warnings[n].track = track;
-        ctx->warnings[n].track_at = (uint32_t)strlen(before);
-    }
+    if (warning_seen(ctx, kind)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *first = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    warning_first(ctx, kind, first);
+}
+
+void tconv_warning_add_track(tconv_ctx *ctx, const char *kind, uint32_t track, const char *after,
+                             const char *fmt, ...)
+{
+    if (warning_seen(ctx, kind)) return; /* formatted for the first only, as any warning */
+    va_list ap;
+    va_start(ap, fmt);
+    char *before = error_vformat(NULL, fmt, ap);
+    va_end(ap);
+    size_t at = strlen(before);
+    char num[16];
+    int k = snprintf(num, sizeof(num), "%u", track);
+    char *first = tconv_xmalloc(at + (size_t)k + strlen(after) + 1);
+    memcpy(first, before, at);
+    memcpy(first + at, num, (size_t)k);
+    strcpy(first + at + (size_t)k, after);
+    free(before);
+    tconv_warning *w = warning_first(ctx, kind, first);
+    w->track = track;
+    w->track_at = (uint32_t)at;
 }
 
 /* The new entry, or NULL where the kind was there and counted in. */
@@ -202,29 +227,18 @@ void tconv_warnings_free(tconv_warning_set *set)
     memset(set, 0, sizeof(*set));
 }
 
-void tconv_warnings_give(tconv_ctx *ctx, tconv_warning_set *aside)
-{
-    for (size_t i = 0; i < aside->n; i++) {
-        const tconv_warning *a = &aside->w[i];
-        tconv_warning *w = warning_merge(&ctx->warnings, &ctx->nwarnings, &ctx->capwarnings,
-                                         a->kind, a->first, a->count);
-        if (w) {
-            w->track = a->track;
-            w->track_at = a->track_at;
-        }
-    }
-    tconv_warnings_free(aside);
-}
-
-void tconv_warnings_give_mapped(tconv_warning_set *to, tconv_warning_set *aside,
-                                const uint32_t *tmap, size_t ntmap)
+/* Counts every warning of aside into the set (ws, n, cap), then empties aside. Mapped, a new
+ * kind's first message gets tmap[track] for the worker's track number; else it keeps where its
+ * number is, for a later mapping. */
+static void warnings_merge_all(tconv_warning **ws, size_t *n, size_t *cap, tconv_warning_set *aside,
+                               int mapped, const uint32_t *tmap, size_t ntmap)
 {
     for (size_t i = 0; i < aside->n; i++) {
         const tconv_warning *a = &aside->w[i];
         const char *first = a->first;
         char *text = NULL;
         size_t len = strlen(first);
-        if (a->track_at < len && a->track < ntmap) {
+        if (mapped && a->track_at < len && a->track < ntmap) {
             /* the digits of the worker's number, then the run's in their place */
             size_t end = a->track_at;
             while (first[end] >= '0' && first[end] <= '9')
@@ -237,10 +251,25 @@ void tconv_warnings_give_mapped(tconv_warning_set *to, tconv_warning_set *aside,
             strcpy(text + a->track_at + k, first + end);
             first = text;
         }
-        warning_merge(&to->w, &to->n, &to->cap, a->kind, first, a->count);
+        tconv_warning *w = warning_merge(ws, n, cap, a->kind, first, a->count);
+        if (w && !mapped) {
+            w->track = a->track;
+            w->track_at = a->track_at;
+        }
         free(text);
     }
     tconv_warnings_free(aside);
+}
+
+void tconv_warnings_give(tconv_ctx *ctx, tconv_warning_set *aside)
+{
+    warnings_merge_all(&ctx->warnings, &ctx->nwarnings, &ctx->capwarnings, aside, 0, NULL, 0);
+}
+
+void tconv_warnings_give_mapped(tconv_warning_set *to, tconv_warning_set *aside,
+                                const uint32_t *tmap, size_t ntmap)
+{
+    warnings_merge_all(&to->w, &to->n, &to->cap, aside, 1, tmap, ntmap);
 }
 
 TCONV_API uint64_t tconv_warning_count(const tconv_ctx *ctx, const char *kind)

@@ -92,9 +92,9 @@ typedef struct tconv_warning {
      * the run's number in (tconv_warnings_give_mapped). */
     uint32_t track, track_at;
 } tconv_warning;
-/* tconv_warning_add of the message before + track + after. */
-void tconv_warning_add_track(tconv_ctx *ctx, const char *kind, uint32_t track, const char *before,
-                             const char *after);
+/* tconv_warning_add of the message fmt... + track + after, formatted only for the first. */
+void tconv_warning_add_track(tconv_ctx *ctx, const char *kind, uint32_t track, const char *after,
+                             const char *fmt, ...) TCONV_PRINTF(5, 6);
 /* Warnings made now but counted in later, where a flush at the end would have made them (the
  * early flush, lanes split at their input's end): swapped in for the context's own while they
  * are made, then given to the context in their order. */

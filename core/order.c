@@ -19,7 +19,6 @@
  * a time, ordered through a 4-byte index per event sorted in place, and each chunk is freed as
  * soon as all its events are out, so the flush adds about 4 bytes per event of one track. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -686,11 +685,9 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
         } else if (kind == TCONV_EV_END) {
             e->kind |= ORDER_K_DEAD;
             if (!nopen) {
-                char before[64];
-                snprintf(before, sizeof(before), "an end event at %lld ns on track ",
-                         (long long)order_ts(r, e));
-                tconv_warning_add_track(ctx, "order.end-without-begin", r->track, before,
-                                        " has no open span; dropped");
+                tconv_warning_add_track(
+                    ctx, "order.end-without-begin", r->track, " has no open span; dropped",
+                    "an end event at %lld ns on track ", (long long)order_ts(r, e));
                 continue;
             }
             uint32_t bi = open[--nopen];
@@ -712,14 +709,11 @@ static void order_pair_spans(order_run *r, const uint32_t *idx, size_t n, int64_
     }
     while (nopen) {
         order_rec *b = order_at(r, open[--nopen]);
-        const char *name = tconv_string_get(ctx, order_names_of(r, b)->name);
-        size_t cap = strlen(name) + 64;
-        char *before = tconv_xmalloc(cap);
-        snprintf(before, cap, "span '%s' begun at %lld ns on track ", name,
-                 (long long)order_ts(r, b));
-        tconv_warning_add_track(ctx, "order.unclosed-span", r->track, before,
-                                " is never ended; closed at the track's last time");
-        free(before);
+        tconv_warning_add_track(ctx, "order.unclosed-span", r->track,
+                                " is never ended; closed at the track's last time",
+                                "span '%s' begun at %lld ns on track ",
+                                tconv_string_get(ctx, order_names_of(r, b)->name),
+                                (long long)order_ts(r, b));
         b->flags |= TCONV_EVF_REPAIRED;
         b->kind |= ORDER_K_AUX;
         int64_t bts = order_ts(r, b);

@@ -63,7 +63,7 @@ static tconv_rec *wire_sample(tconv_ctx **wctx)
     p->last_ns = 1250;
     p->sums_at = 1;
     tconv_ctx *aside = tconv_ctx_new(); /* the warning set as the early flush keeps it */
-    tconv_warning_add_track(aside, "order.unclosed-span", 1, "span 'x' on track ", " ends");
+    tconv_warning_add_track(aside, "order.unclosed-span", 1, " ends", "span '%s' on track ", "x");
     p->warnings = (tconv_warning_set){aside->warnings, aside->nwarnings, aside->capwarnings};
     aside->warnings = NULL;
     aside->nwarnings = aside->capwarnings = 0;
