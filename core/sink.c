@@ -67,7 +67,7 @@ struct tconv_sink {
     tconv_sums *sums;
     /* The run's sink, between tconv_sink_partial_begin and _end_sums. */
     int part_open;
-    tconv_stypes_saved part_types;
+    tconv_stypes_saved early_types; /* the reader's, while samples go early (sink_samples_begin) */
 };
 
 enum { SINK_PROGRESS_EVERY = 1 << 16 };
@@ -201,6 +201,17 @@ static void sink_note_not_work(const tconv_sink *s)
                      "--all-spans counts them",
                      (unsigned long long)total, total == 1 ? "" : "s", total == 1 ? "is" : "are",
                      total == 1 ? "its" : "their", msg);
+}
+
+/* The input's counts of spans left out, by role. */
+static uint64_t *sink_not_work(tconv_sink *s, uint32_t input)
+{
+    if (input >= s->nnot_work) {
+        size_t old = s->nnot_work;
+        TCONV_GROW(s->not_work, s->nnot_work, (size_t)input + 1);
+        memset(s->not_work + old, 0, (s->nnot_work - old) * sizeof(*s->not_work));
+    }
+    return s->not_work[input];
 }
 
 static const char *sink_input_name(const tconv_ctx *ctx)
@@ -340,6 +351,15 @@ static void sink_stage_copy(sink_stage *st, const tconv_event *e)
         e->nvalues ? tconv_arena_dup(&st->data, e->values, e->nvalues * sizeof(*e->values)) : NULL;
 }
 
+/* Interrupted, or a worker's read no longer wanted: the error says which. */
+static int sink_stopped(tconv_sink *s)
+{
+    if (tconv_ctx_interrupted(s->ctx)) return 1;
+    if (!s->abandon || !atomic_load_explicit(s->abandon, memory_order_relaxed)) return 0;
+    if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
+    return 1;
+}
+
 /* An accepted event into the stages or the writer; replay: it was held by the stage, and its
  * metadata is applied again. */
 static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
@@ -349,11 +369,7 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
     if (replay && e.kind == TCONV_EV_METADATA) tconv_track_apply_metadata(ctx, &e);
     e.seq = s->seq++;
     if ((e.seq & (SINK_PROGRESS_EVERY - 1)) == 0) {
-        if (tconv_ctx_interrupted(ctx)) return TCONV_FATAL;
-        if (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed)) {
-            tconv_error_set(ctx, "abandoned");
-            return TCONV_FATAL;
-        }
+        if (sink_stopped(s)) return TCONV_FATAL;
         if (s->progress) s->progress(s->progress_user, e.seq);
     }
     if (e.kind != TCONV_EV_METADATA) {
@@ -386,12 +402,7 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
         (e.kind == TCONV_EV_COMPLETE || (e.flags & TCONV_EVF_ASYNC && sink_is_span(e.kind))) &&
         !tconv_span_is_work(ctx, &e)) {
         if (e.kind != TCONV_EV_END) {
-            if (e.input >= s->nnot_work) {
-                size_t old = s->nnot_work;
-                TCONV_GROW(s->not_work, s->nnot_work, (size_t)e.input + 1);
-                memset(s->not_work + old, 0, (s->nnot_work - old) * sizeof(*s->not_work));
-            }
-            s->not_work[e.input][e.role]++;
+            sink_not_work(s, (uint32_t)e.input)[e.role]++;
         }
         return TCONV_OK;
     }
@@ -512,12 +523,10 @@ static tconv_status sink_record(tconv_sink *s, const tconv_event *in)
     tconv_event e;
     tconv_status st = sink_check(s, in, &e);
     if (st != TCONV_OK) return st;
-    int stop = (++s->accepted & (SINK_PROGRESS_EVERY - 1)) == 0 &&
-               (tconv_ctx_interrupted(s->ctx) ||
-                (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed)));
+    if ((++s->accepted & (SINK_PROGRESS_EVERY - 1)) == 0 && sink_stopped(s)) return TCONV_FATAL;
     /* A recording under -j's byte budget may be given up to the main thread, which then reads
      * the input in line. */
-    if (stop || tconv_rec_event(s->rec, &e) < 0) {
+    if (tconv_rec_event(s->rec, &e) < 0) {
         if (!tconv_error_pending(s->ctx)) tconv_error_set(s->ctx, "abandoned");
         return TCONV_FATAL;
     }
@@ -559,6 +568,22 @@ static tconv_status sink_emit(void *user, const tconv_event *ev)
     return s->wc->event(s->ws, ev);
 }
 
+/* While an input's spans go to a stack writer as samples before the finish (the early flush, or
+ * a partial result's sums): the sample types the finish sets for spans, and the warnings kept
+ * with the other early flushes'. The end puts the reader's types back for later inputs' checks. */
+static void sink_samples_begin(tconv_sink *s)
+{
+    tconv_sampletypes_save(s->ctx, &s->early_types);
+    tconv_sampletypes_set(s->ctx, 2, tconv_stack_sample_types, 1);
+    tconv_warnings_swap(s->ctx, &s->early_warnings);
+}
+
+static void sink_samples_end(tconv_sink *s)
+{
+    tconv_warnings_swap(s->ctx, &s->early_warnings);
+    tconv_sampletypes_restore(s->ctx, &s->early_types);
+}
+
 /* Everything buffered, to the writer now, its warnings kept with the other early flushes'. */
 static tconv_status sink_flush_early(tconv_sink *s, tconv_emit_fn emit, void *user)
 {
@@ -597,12 +622,10 @@ tconv_status tconv_sink_input_done(tconv_sink *s)
         return TCONV_OK;
     }
     if (!s->have_spans) return TCONV_OK;
-    tconv_stypes_saved types;
-    tconv_sampletypes_save(ctx, &types);
-    tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
     if (!s->stack) s->stack = tconv_stack_new(ctx, sink_emit, s);
-    st = sink_flush_early(s, tconv_stack_event, s->stack);
-    tconv_sampletypes_restore(ctx, &types);
+    sink_samples_begin(s);
+    st = tconv_order_flush(s->order, tconv_stack_event, s->stack);
+    sink_samples_end(s);
     return st;
 }
 
@@ -744,15 +767,8 @@ tconv_status tconv_sink_partial_begin(tconv_sink *s, tconv_partial *p, const uin
     if (p->have_spans) s->have_spans = 1;
     s->seq += p->nseq;
     s->accepted += p->accepted;
-    for (unsigned r = 0; r < TCONV_ROLE_MAX; r++) {
-        if (!p->not_work[r]) continue;
-        if (input >= s->nnot_work) {
-            size_t old = s->nnot_work;
-            TCONV_GROW(s->not_work, s->nnot_work, (size_t)input + 1);
-            memset(s->not_work + old, 0, (s->nnot_work - old) * sizeof(*s->not_work));
-        }
-        s->not_work[input][r] += p->not_work[r];
-    }
+    for (unsigned r = 0; r < TCONV_ROLE_MAX; r++)
+        if (p->not_work[r]) sink_not_work(s, input)[r] += p->not_work[r];
     for (unsigned k = 0; k < TCONV_EV_KIND_MAX; k++)
         s->dropped[k] += p->dropped[k];
     if (p->have_bounds) {
@@ -764,9 +780,7 @@ tconv_status tconv_sink_partial_begin(tconv_sink *s, tconv_partial *p, const uin
     /* The stages' warnings, then the sums as the early flush gives them (sink_input_done). */
     tconv_warnings_give_mapped(&s->early_warnings, &p->warnings, tmap, ntmap);
     if (!s->have_spans) return TCONV_OK; /* no sums either */
-    tconv_sampletypes_save(ctx, &s->part_types);
-    tconv_sampletypes_set(ctx, 2, tconv_stack_sample_types, 1);
-    tconv_warnings_swap(ctx, &s->early_warnings);
+    sink_samples_begin(s);
     s->part_open = 1;
     return TCONV_OK;
 }
@@ -780,7 +794,6 @@ tconv_status tconv_sink_partial_sum(tconv_sink *s, tconv_event *e)
 void tconv_sink_partial_end_sums(tconv_sink *s)
 {
     if (!s->part_open) return;
-    tconv_warnings_swap(s->ctx, &s->early_warnings);
-    tconv_sampletypes_restore(s->ctx, &s->part_types);
+    sink_samples_end(s);
     s->part_open = 0;
 }
