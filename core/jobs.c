@@ -114,7 +114,7 @@ tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, uint64_t budget, tconv_
     j->budget = budget;
     j->window = threads - 1;
     /* Job 0 is the caller's, in line: a worker that began it before the caller's first take
-     * (thread start-up races the caller) made it a recording to replay, and the caller begin
+     * (thread start-up races the caller) made it a recording to replay, and the caller began
      * job 1 ahead into another, 0.05 s of a 0.5 s run. */
     j->next = n ? 1 : 0;
     j->inline_read = 1;

@@ -448,19 +448,24 @@ static void run_job_free(void *v)
     free(j);
 }
 
-/* A partial result the run's sink cannot take as a serial run would (an input before had stack
- * samples of its own): the input is read in line instead. */
-static void run_job_unpartial(run_job *j, tconv_sink *sink)
+/* The job becomes one the main thread reads in line: what the worker made of it is dropped. */
+static void run_job_direct(run_job *j)
 {
-    if (!j || j->direct || !j->rec || !tconv_rec_partial(j->rec) || tconv_sink_partial_ok(sink))
-        return;
     if (j->in) tconv_input_close(j->in);
     j->in = NULL;
-    run_rec_drop(j->par, j->jobs, j->rec);
+    if (j->rec) run_rec_drop(j->par, j->jobs, j->rec);
     j->rec = NULL;
     tconv_ctx_free(j->ctx);
     j->ctx = NULL;
     j->direct = 1;
+}
+
+/* A partial result the run's sink cannot take as a serial run would (an input before had stack
+ * samples of its own): the input is read in line instead. */
+static void run_job_unpartial(run_job *j, tconv_sink *sink)
+{
+    if (j && !j->direct && j->rec && tconv_rec_partial(j->rec) && !tconv_sink_partial_ok(sink))
+        run_job_direct(j);
 }
 
 static int run_concurrent(const tconv_reader_class *rc)
@@ -526,20 +531,14 @@ static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_i
     tconv_sink_free(sink);
     tconv_options_free(&ro);
     if (part) tconv_rec_set_partial(j->rec, part);
-    if (tconv_rec_given_up(j->rec) || (r->partial && !part)) {
-        run_rec_drop(p, jobs, j->rec); /* the main thread reads it in line, at its turn */
-        j->rec = NULL;
-        goto direct;
-    }
+    /* given up under the budget, or no partial result: the main thread reads it at its turn */
+    if (tconv_rec_given_up(j->rec) || (r->partial && !part)) goto direct;
     tconv_rec_finish(j->rec, st);
     j->rc = rc;
     j->direct = 0;
     return j;
 direct:
-    if (j->in) tconv_input_close(j->in);
-    j->in = NULL;
-    tconv_ctx_free(j->ctx);
-    j->ctx = NULL;
+    run_job_direct(j);
     return j;
 }
 
@@ -631,28 +630,28 @@ static run_job *run_mpi_take(run_par *p, size_t k)
     return j;
 }
 
-/* Partial results (internal.h), decided from the command alone: every rank decides alike.
+/* What the writer wants of the readers (asked once, before open(), so that a writer's
+ * declaration and its ABI 1.0 calls in open() add up), and whether workers and ranks send
+ * partial results (internal.h). Both from the command alone: every rank decides alike.
  * --keep-going holds each input's events until it is read (a failed one leaves nothing), which
  * the stages on the worker cannot undo. */
-static int run_partial(const tconv_run *r)
+static void run_apply_needs(tconv_run *r)
 {
     uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(r->wc, needs);
     uint32_t n = needs ? needs(&r->wopts) : TCONV_NEED_ARGS;
-    return !r->o.keep_going && tconv_partial_possible(r->ctx, r->wc, n);
+    if (needs) {
+        if (!(n & TCONV_NEED_ARGS)) tconv_args_ignore(r->ctx);
+        if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(r->ctx);
+        if (n & TCONV_NEED_CORR) r->ctx->need_corr = 1;
+    }
+    r->partial = !r->o.keep_going && tconv_partial_possible(r->ctx, r->wc, n);
 }
 
 /* A rank but 0: reads the inputs rank 0 gives it into recordings and sends them, in input
  * order, until all are sent or rank 0 needs no more. It opens no output. */
 static tconv_outcome run_mpi_serve(tconv_run *r)
 {
-    uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(r->wc, needs);
-    if (needs) { /* what the writer wants of the readers, as rank 0's run_convert asks */
-        uint32_t n = needs(&r->wopts);
-        if (!(n & TCONV_NEED_ARGS)) tconv_args_ignore(r->ctx);
-        if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(r->ctx);
-        if (n & TCONV_NEED_CORR) r->ctx->need_corr = 1;
-    }
-    r->partial = run_partial(r);
+    run_apply_needs(r); /* as rank 0's run_convert does */
     tconv_input_list inputs = {0};
     tconv_mpi_plan(r->mpi, &inputs);
     run_par par = {.r = r, .inputs = &inputs};
@@ -1173,15 +1172,7 @@ static tconv_outcome run_convert(tconv_run *r)
         out = tconv_output_open(ctx, r->o.output, &oo);
     }
     if (!out) return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
-    /* Asked before open(), so a writer's declaration and its ABI 1.0 calls in open() add up. */
-    uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(wc, needs);
-    if (needs) {
-        uint32_t n = needs(&r->wopts);
-        if (!(n & TCONV_NEED_ARGS)) tconv_args_ignore(ctx);
-        if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(ctx);
-        if (n & TCONV_NEED_CORR) ctx->need_corr = 1;
-    }
-    r->partial = run_partial(r);
+    run_apply_needs(r);
     void *ws = NULL;
     tconv_status st = wc->open(ctx, out, &r->wopts, &ws);
     if (st != TCONV_OK) {
