@@ -60,9 +60,13 @@ struct tconv_sink {
     tconv_stack *stack;
     int early;
     tconv_warning_set early_warnings;
-    /* A worker's sink making a partial result (internal.h): the samples of the flush are summed,
-     * the metadata recorded; part_bad: something else would have reached the writer. */
-    int part, part_bad;
+    /* A worker's sink making a partial result (internal.h): the metadata goes to part_rec, the
+     * writer's calls to sink_part_event through part_wc, a copy of the writer's class (so that
+     * routing tests nothing more per event); part_bad: something but the stack stage's samples
+     * would have reached the writer. */
+    tconv_rec *part_rec;
+    tconv_writer_class part_wc;
+    int part_bad;
     uint64_t part_meta;
     tconv_sums *sums;
     /* The run's sink, between tconv_sink_partial_begin and _end_sums. */
@@ -378,6 +382,10 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
     } else {
         tconv_track_apply_metadata(ctx, &e);
         tconv_inputinfo_apply_metadata(ctx, &e);
+        if (s->part_rec) { /* all of it, for the run's track table; the run's sink routes it */
+            s->part_meta++;
+            return tconv_rec_event(s->part_rec, &e) < 0 ? TCONV_FATAL : TCONV_OK;
+        }
     }
     if (s->order && e.kind != TCONV_EV_METADATA) {
         tconv_order_note_time(s->order, e.track, e.ts);
@@ -385,11 +393,6 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
             tconv_order_note_time(s->order, e.track, e.ts + e.dur);
     }
     tconv_role_fill(ctx, &e);
-    if (s->part && e.kind == TCONV_EV_METADATA) {
-        /* all of it, for the run's track table; the run's sink routes it again */
-        s->part_meta++;
-        return tconv_rec_event(s->rec, &e) < 0 ? TCONV_FATAL : TCONV_OK;
-    }
     if (ctx->selection.input >= 0 && e.input != (uint64_t)ctx->selection.input) return TCONV_OK;
     if (ctx->selection.steps) tconv_selection_note_span(ctx, &ctx->selection, &e);
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
@@ -422,10 +425,6 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
         return tconv_order_add(s->order, &e);
     if (ctx->selection.by_rank) {
         sink_stage_copy(&s->held, &e);
-        return TCONV_OK;
-    }
-    if (s->part) { /* a sample of the input's own: it is read in line instead */
-        s->part_bad = 1;
         return TCONV_OK;
     }
     return s->wc->event(s->ws, &e);
@@ -545,7 +544,7 @@ tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e)
 
 TCONV_API tconv_status tconv_sink_push(tconv_sink *s, const tconv_event *in)
 {
-    if (s->rec && !s->part) return sink_record(s, in);
+    if (s->rec) return sink_record(s, in);
     tconv_event e;
     tconv_status st = sink_accept(s, in, &e);
     if (st != TCONV_OK) return st;
@@ -561,10 +560,6 @@ static tconv_status sink_emit(void *user, const tconv_event *ev)
         return TCONV_FATAL;
     /* Flows buffered only for GPU attribution stop here unless the writer takes them. */
     if (ev->kind != TCONV_EV_SAMPLE && !(s->accepts & TCONV_KIND_BIT(ev->kind))) return TCONV_OK;
-    if (s->part) {
-        if (ev->kind != TCONV_EV_SAMPLE || tconv_sums_add(s->sums, ev) < 0) s->part_bad = 1;
-        return TCONV_OK;
-    }
     return s->wc->event(s->ws, ev);
 }
 
@@ -696,13 +691,28 @@ int tconv_partial_possible(const tconv_ctx *ctx, const tconv_writer_class *wc, u
            !sel->steps && !sel->by_rank && sel->input < 0 && !sel->keep && !sink_flush_at_end();
 }
 
+/* The writer's calls of a worker's sink: the stack stage's samples are summed; anything else
+ * (an input's own samples, which also stop the partial result, or other events the writer takes
+ * directly) means the input is read in line. */
+static tconv_status sink_part_event(void *state, const tconv_event *ev)
+{
+    tconv_sink *s = state;
+    if (ev->kind != TCONV_EV_SAMPLE || tconv_sums_add(s->sums, ev) < 0) s->part_bad = 1;
+    return TCONV_OK;
+}
+
 tconv_sink *tconv_sink_new_partial(tconv_ctx *wctx, const tconv_writer_class *wc, tconv_rec *rec,
                                    const atomic_int *abandon)
 {
     tconv_sink *s = tconv_sink_new(wctx, wc, NULL);
-    s->rec = rec;
+    /* A plugin of an older minor has a shorter class: what it lacks reads as zero. */
+    size_t n = wc->struct_size < sizeof(s->part_wc) ? wc->struct_size : sizeof(s->part_wc);
+    memcpy(&s->part_wc, wc, n);
+    s->part_wc.event = sink_part_event;
+    s->wc = &s->part_wc;
+    s->ws = s;
+    s->part_rec = rec;
     s->abandon = abandon;
-    s->part = 1;
     s->sums = tconv_sums_new();
     return s;
 }
@@ -721,9 +731,9 @@ tconv_partial *tconv_sink_partial_end(tconv_sink *s)
     if (s->part_bad || s->have_samples || !s->early || s->mode != SINK_STACKS) return NULL;
     uint64_t nwarn = sink_warning_total(ctx);
     /* The flush's warnings stay in early_warnings, as the run's early flush keeps them. */
-    tconv_rec_mute(s->rec, 1);
+    tconv_rec_mute(s->part_rec, 1);
     tconv_status st = tconv_sink_input_done(s);
-    tconv_rec_mute(s->rec, 0);
+    tconv_rec_mute(s->part_rec, 0);
     if (st != TCONV_OK || s->part_bad || !s->early || sink_warning_total(ctx) != nwarn) return NULL;
     tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
     p->nseq = s->seq - s->part_meta;
@@ -737,9 +747,9 @@ tconv_partial *tconv_sink_partial_end(tconv_sink *s)
     p->last_ns = ctx->last_ns;
     p->order_events = tconv_order_events(s->order);
     p->order_peak = tconv_order_peak_bytes(s->order);
-    p->sums_at = tconv_rec_count(s->rec);
+    p->sums_at = tconv_rec_count(s->part_rec);
     for (size_t i = 0; i < tconv_sums_count(s->sums); i++)
-        if (tconv_rec_event(s->rec, tconv_sums_get(s->sums, i)) < 0) {
+        if (tconv_rec_event(s->part_rec, tconv_sums_get(s->sums, i)) < 0) {
             tconv_partial_free(p);
             return NULL;
         }
@@ -752,7 +762,7 @@ tconv_partial *tconv_sink_partial_end(tconv_sink *s)
  * bring makes it stop (samples of its own are never in a partial result). */
 int tconv_sink_partial_ok(const tconv_sink *s)
 {
-    return s->early && s->mode == SINK_STACKS && !s->have_samples && !s->staging && !s->part;
+    return s->early && s->mode == SINK_STACKS && !s->have_samples && !s->staging && !s->part_rec;
 }
 
 tconv_status tconv_sink_partial_begin(tconv_sink *s, tconv_partial *p, const uint32_t *tmap,
