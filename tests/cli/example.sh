@@ -12,6 +12,10 @@ plugindir=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=plugindir tco
 [ -x "$PREFIX/bin/tconv" ] || fail "CLI not installed"
 [ -f "$PREFIX/include/tconv/tconv.h" ] || fail "headers not installed"
 [ -f "$PREFIX/lib/tconv/plugins/tconv-text.so" ] || fail "plugins not installed"
+# The manual page where man finds it, and the completions where bash-completion and zsh look.
+MANWIDTH=80 man -M "$PREFIX/share/man" tconv 2>/dev/null | grep -q '^NAME' || fail "man tconv: no page"
+[ -f "$PREFIX/share/bash-completion/completions/tconv" ] || fail "bash completion not installed"
+[ -f "$PREFIX/share/zsh/site-functions/_tconv" ] || fail "zsh completion not installed"
 
 mkdir "$TMP/ex"
 # As the README says it: the search path on make's command line, not in the environment.
