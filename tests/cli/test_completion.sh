@@ -39,14 +39,19 @@ touch "$TMP/cwd/out.folded" "$TMP/cwd/input.json"
 bash "$TMP/drive.bash" "$COMPLETION" "$TCONV" "$TMP/cwd" >"$TMP/got" 2>"$TMP/err" ||
     { cat "$TMP/got" "$TMP/err" >&2; fail "the completion driver failed"; }
 [ ! -s "$TMP/err" ] || { cat "$TMP/err" >&2; fail "completion printed errors"; }
-perf_keys=$("$TCONV" --help-plugin perf | awk '/^reader /{r=1} r && /^    [^ ]/ { printf "%s%s=", sep, $1; sep=" " }')
-perf_keys=$(tr ' ' '\n' <<<"$perf_keys" | sort | tr '\n' ' ' | sed 's/ $//')
+# keys KIND NAME: the option keys --help-plugin lists for reader or writer NAME, sorted, one line
+keys() {
+    "$TCONV" --help-plugin "$2" | awk -v kind="$1" '/^(reader|writer) / { on = ($1 == kind) }
+        on && /^    [^ ]/ { print $1 }' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+perf_keys=$(keys reader perf | sed 's/\([^ ]*\)/\1=/g')
+pprof_keys=$(keys writer pprof | sed 's/\([^ ]*\)/\1=/g')
 cat >"$TMP/want" <<WANT
 pprof
 pprof
 chrome folded otf2 perf tfmem
 --step-name --steps
-category= end= gpu= labels= root= sample_type= start= track= unit=
+$pprof_keys
 ms ns s us
 ms
 attribute off
@@ -89,9 +94,8 @@ DRIVE
     zsh -f "$TMP/drive.zsh" "$COMPLETION" "$TCONV" >"$TMP/zgot" 2>"$TMP/zerr" ||
         { cat "$TMP/zgot" "$TMP/zerr" >&2; fail "the zsh driver failed"; }
     writers=$("$TCONV" --list | awk '$1 == "writer" { print $2 }' | sort | tr '\n' ' ' | sed 's/ $//')
-    flame=$("$TCONV" --help-plugin flamegraph | awk '/^writer /{w=1} w && /^    [^ ]/ { print $1 }' |
-        sort | tr '\n' ' ' | sed 's/ $//')
-    printf '%s\n' "describe writer option: category end gpu labels root sample_type start track unit" \
+    flame=$(keys writer flamegraph)
+    printf '%s\n' "describe writer option: $(keys writer pprof)" \
         "compadd: ns us ms s" "describe writer option: $flame" "describe writer: $writers" >"$TMP/zwant"
     diff -u "$TMP/zwant" "$TMP/zgot" >&2 || { cat "$TMP/zerr" >&2; fail "zsh completion helpers differ"; }
 else
