@@ -115,14 +115,26 @@ typedef struct tconv_step_span {
     int64_t from, to; /* first selected step's start, last one's end */
 } tconv_step_span;
 
+typedef struct tconv_step_bare {
+    int64_t start, end;
+    uint32_t input;
+} tconv_step_bare;
+
 typedef struct tconv_selection {
     int window, absolute, has_end; /* --window [@]START:[END] */
     int64_t start, end;            /* ns, relative to the trace's first time unless absolute */
     int steps;                     /* --steps A-B */
     int64_t step_first, step_last;
-    const char *step_prefix;     /* --step-name; NULL: spans the reader marked as steps */
+    /* --step-name P (with or without --steps): the steps are the spans named P, or P and a
+     * number (tconv_selection_mark_step); NULL: ProfilerStep#N, as the reader marked them. */
+    const char *step_name;
+    uint64_t step_marked;        /* spans --step-name made steps, for the warning when none */
     tconv_step_span *step_spans; /* per input, noted as spans are pushed */
     size_t nstep_spans;
+    /* --steps with spans named P alone: numbered in start order per input once all are read */
+    tconv_step_bare *bare;
+    size_t nbare, bare_cap;
+    int bare_done;
     int64_t input; /* --input N; -1: all */
     /* --rank N, resolved once every input is read: nonzero per input index to keep. NULL: all */
     int by_rank;
@@ -213,6 +225,12 @@ void tconv_role_fill(tconv_ctx *ctx, tconv_event *e);
  * spans cut to the window. */
 typedef struct tconv_select tconv_select;
 void tconv_selection_note_span(tconv_ctx *ctx, tconv_selection *sel, const tconv_event *ev);
+/* Makes a span a step (TCONV_ROLE_STEP) when its name says so: with --step-name P, a span named
+ * P, or P followed by a number (P#3, P 3, P_3, P3), and no other; without it, also a CPU span
+ * named ProfilerStep#N (PyTorch's exporter without Kineto gives it no category). */
+void tconv_selection_mark_step(tconv_ctx *ctx, tconv_selection *sel, tconv_event *ev);
+/* Numbers the steps named P alone, once every input is read (--steps). */
+void tconv_selection_resolve_steps(tconv_selection *sel);
 void tconv_selection_free(tconv_selection *sel);
 /* --window, --steps, --step-name (each NULL when not given). A usage mistake writes err. */
 int tconv_selection_parse(tconv_selection *sel, const char *window, const char *steps,

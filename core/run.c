@@ -687,7 +687,7 @@ static tconv_status run_read_checks(tconv_run *r, tconv_status st);
 static int run_collective(const tconv_run *r)
 {
     return r->mpi && (r->wc->flags & TCONV_WRITER_COLLECTIVE) && !r->o.window && !r->o.steps &&
-           !r->o.only_rank && !r->o.keep_going;
+           !r->o.step_name && !r->o.only_rank && !r->o.keep_going;
 }
 
 static void run_bcast_wire(tconv_mpi *m, tconv_wire *w)

@@ -39,13 +39,24 @@ struct tconv_select {
     uint64_t cut; /* spans cut at the window's edges */
 };
 
-/* "ProfilerStep#12" -> 12 when name is prefix followed by digits only. */
+/* Does name make a step of prefix P? P alone (*n = -1), or P, separators and a number: with P
+ * "iteration", "iteration#3", "iteration 3", "iteration_3" and "iteration3" are step 3, while
+ * "iterations" and "iteration_bwd" are no step. The separators are the ones producers put
+ * between a name and a count; "ProfilerStep#" as P still works, its '#' being P's own. */
 static int select_step_number(const char *name, const char *prefix, int64_t *n)
 {
     size_t len = strlen(prefix);
-    if (strncmp(name, prefix, len) != 0 || !name[len]) return 0;
+    if (strncmp(name, prefix, len) != 0) return 0;
+    const char *p = name + len;
+    if (!*p) {
+        *n = -1;
+        return 1;
+    }
+    while (*p && strchr("#:_- .=", *p))
+        p++;
+    if (!*p) return 0;
     int64_t v = 0;
-    for (const char *p = name + len; *p; p++) {
+    for (; *p; p++) {
         if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) return 0;
         v = v * 10 + (*p - '0');
     }
@@ -53,24 +64,91 @@ static int select_step_number(const char *name, const char *prefix, int64_t *n)
     return 1;
 }
 
-void tconv_selection_note_span(tconv_ctx *ctx, tconv_selection *sel, const tconv_event *ev)
+static int select_is_span_start(const tconv_event *ev)
 {
-    if (!sel->steps || ev->kind != TCONV_EV_COMPLETE) return;
-    const char *prefix = sel->step_prefix ? sel->step_prefix : "ProfilerStep#";
-    /* Without a user's prefix only spans the reader marked as steps count. */
-    if (!sel->step_prefix && ev->role != TCONV_ROLE_STEP) return;
+    return ev->kind == TCONV_EV_COMPLETE || ev->kind == TCONV_EV_BEGIN;
+}
+
+void tconv_selection_mark_step(tconv_ctx *ctx, tconv_selection *sel, tconv_event *ev)
+{
+    if (!select_is_span_start(ev) && ev->kind != TCONV_EV_END) return;
     int64_t n;
-    if (!select_step_number(tconv_string_get(ctx, ev->name), prefix, &n)) return;
-    if (n < sel->step_first || n > sel->step_last) return;
-    if (ev->input >= sel->nstep_spans) {
+    if (!sel->step_name) {
+        if (ev->role == TCONV_ROLE_CPU &&
+            select_step_number(tconv_string_get(ctx, ev->name), "ProfilerStep#", &n) && n >= 0)
+            ev->role = TCONV_ROLE_STEP;
+        return;
+    }
+    /* Host-side spans only: Kineto repeats ProfilerStep#N on the GPU streams, as annotations. */
+    unsigned r = ev->role;
+    int host = r == TCONV_ROLE_CPU || r == TCONV_ROLE_PYTHON || r == TCONV_ROLE_ANNOTATION ||
+               r == TCONV_ROLE_STEP;
+    if (host && select_step_number(tconv_string_get(ctx, ev->name), sel->step_name, &n)) {
+        ev->role = TCONV_ROLE_STEP;
+        if (select_is_span_start(ev)) sel->step_marked++;
+    } else if (r == TCONV_ROLE_STEP) {
+        /* the user named the steps: ProfilerStep#N is an annotation around them */
+        ev->role = TCONV_ROLE_ANNOTATION;
+    }
+}
+
+static tconv_step_span *select_step_span(tconv_selection *sel, uint32_t input)
+{
+    if (input >= sel->nstep_spans) {
         size_t old = sel->nstep_spans;
-        TCONV_GROW(sel->step_spans, sel->nstep_spans, (size_t)ev->input + 1);
+        TCONV_GROW(sel->step_spans, sel->nstep_spans, (size_t)input + 1);
         for (size_t i = old; i < sel->nstep_spans; i++)
             sel->step_spans[i] = (tconv_step_span){INT64_MAX, INT64_MIN};
     }
-    tconv_step_span *sp = &sel->step_spans[ev->input];
-    if (ev->ts < sp->from) sp->from = ev->ts;
-    if (ev->ts + ev->dur > sp->to) sp->to = ev->ts + ev->dur;
+    return &sel->step_spans[input];
+}
+
+static void select_step_add(tconv_step_span *sp, int64_t start, int64_t end)
+{
+    if (start < sp->from) sp->from = start;
+    if (end > sp->to) sp->to = end;
+}
+
+/* Only COMPLETE spans: a step is one whole span (tconv_selection_mark_step has run). */
+void tconv_selection_note_span(tconv_ctx *ctx, tconv_selection *sel, const tconv_event *ev)
+{
+    if (!sel->steps || ev->kind != TCONV_EV_COMPLETE || ev->role != TCONV_ROLE_STEP) return;
+    int64_t n;
+    if (!select_step_number(tconv_string_get(ctx, ev->name),
+                            sel->step_name ? sel->step_name : "ProfilerStep#", &n))
+        return;
+    if (n < 0) {
+        TCONV_GROW(sel->bare, sel->bare_cap, sel->nbare + 1);
+        sel->bare[sel->nbare++] = (tconv_step_bare){ev->ts, ev->ts + ev->dur, ev->input};
+        return;
+    }
+    if (n < sel->step_first || n > sel->step_last) return;
+    select_step_add(select_step_span(sel, ev->input), ev->ts, ev->ts + ev->dur);
+}
+
+static int select_bare_cmp(const void *pa, const void *pb)
+{
+    const tconv_step_bare *a = pa, *b = pb;
+    if (a->input != b->input) return a->input < b->input ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    return (a->end < b->end) - (a->end > b->end);
+}
+
+/* Steps named P alone are counted from 1 in the order they start, per input: the input's
+ * order of events is no order of time. */
+void tconv_selection_resolve_steps(tconv_selection *sel)
+{
+    if (sel->bare_done) return;
+    sel->bare_done = 1;
+    if (!sel->nbare) return;
+    qsort(sel->bare, sel->nbare, sizeof(*sel->bare), select_bare_cmp);
+    int64_t k = 0;
+    for (size_t i = 0; i < sel->nbare; i++) {
+        k = i && sel->bare[i - 1].input == sel->bare[i].input ? k + 1 : 1;
+        if (k >= sel->step_first && k <= sel->step_last)
+            select_step_add(select_step_span(sel, sel->bare[i].input), sel->bare[i].start,
+                            sel->bare[i].end);
+    }
 }
 
 tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
@@ -277,8 +355,8 @@ int tconv_selection_parse(tconv_selection *sel, const char *window, const char *
         sel->steps = 1;
         sel->step_first = a;
         sel->step_last = b;
-        sel->step_prefix = step_name;
     }
+    sel->step_name = step_name && *step_name ? step_name : NULL;
     return 0;
 }
 
@@ -287,6 +365,9 @@ void tconv_selection_free(tconv_selection *sel)
     free(sel->step_spans);
     sel->step_spans = NULL;
     sel->nstep_spans = 0;
+    free(sel->bare);
+    sel->bare = NULL;
+    sel->nbare = sel->bare_cap = 0;
     free(sel->keep);
     sel->keep = NULL;
     sel->nkeep = 0;

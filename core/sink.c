@@ -171,6 +171,7 @@ static tconv_status sink_flush(tconv_sink *s, tconv_emit_fn emit, void *user)
 {
     const tconv_selection *sel = &s->ctx->selection;
     if (!sel->window && !sel->steps && !sel->keep) return tconv_order_flush(s->order, emit, user);
+    tconv_selection_resolve_steps(&s->ctx->selection);
     tconv_select *cut = tconv_select_new(s->ctx, sel, emit, user);
     tconv_status st = tconv_order_flush(s->order, tconv_select_event, cut);
     if (sel->window || sel->steps)
@@ -394,6 +395,7 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
     }
     tconv_role_fill(ctx, &e);
     if (ctx->selection.input >= 0 && e.input != (uint64_t)ctx->selection.input) return TCONV_OK;
+    tconv_selection_mark_step(ctx, &ctx->selection, &e);
     if (ctx->selection.steps) tconv_selection_note_span(ctx, &ctx->selection, &e);
     /* GPU attribution: stacks sampled at launch calls wait for the launches they belong to. */
     if (s->gpu && e.kind == TCONV_EV_SAMPLE && tconv_gpu_take_stack(s->gpu, &e)) return TCONV_OK;
@@ -629,6 +631,13 @@ tconv_status tconv_sink_finish(tconv_sink *s)
     tconv_ctx *ctx = s->ctx;
     tconv_status st = sink_release_held(s);
     if (st != TCONV_OK) return st;
+    const tconv_selection *sel = &ctx->selection;
+    if (sel->step_name && !sel->step_marked)
+        tconv_warning_add(ctx, "select.no-step",
+                          "--step-name '%s' matched no span: a step is a span named %s, or %s "
+                          "and a number (%s#3, %s 3)",
+                          sel->step_name, sel->step_name, sel->step_name, sel->step_name,
+                          sel->step_name);
     if (s->order && tconv_ctx_verbosity(ctx) > 0) {
         /* With the early flush, at most one input's spans are held at once. */
         size_t n = tconv_order_events(s->order), bytes = tconv_order_peak_bytes(s->order);
@@ -688,7 +697,8 @@ int tconv_partial_possible(const tconv_ctx *ctx, const tconv_writer_class *wc, u
     return (f & TCONV_WRITER_SUMMED_SAMPLES) && (f & TCONV_WRITER_EARLY_SAMPLES) &&
            !(needs & TCONV_NEED_EACH_SAMPLE) && (wc->accepts & TCONV_KIND_BIT(TCONV_EV_SAMPLE)) &&
            !(wc->accepts & TCONV_KINDS_SPANS) && !ctx->gpu_attribute && !sel->window &&
-           !sel->steps && !sel->by_rank && sel->input < 0 && !sel->keep && !sink_flush_at_end();
+           !sel->steps && !sel->step_name && !sel->by_rank && sel->input < 0 && !sel->keep &&
+           !sink_flush_at_end();
 }
 
 /* The writer's calls of a worker's sink: the stack stage's samples are summed; anything else

@@ -46,7 +46,7 @@ static void cli_usage(FILE *f)
           "                        (ns us ms s) from its first event, e.g. 2s:3.5s, 200ms:,\n"
           "                        or absolute with @; spans are cut to the window\n"
           "      --steps A[-B]     only steps A to B (Kineto ProfilerStep#N), per input\n"
-          "      --step-name P     steps are spans named P followed by a number\n"
+          "      --step-name P     steps are spans named P, or P and a number (P#3, P 3)\n"
           "      --input N         only the events of input N (0-based, as listed)\n"
           "      --rank N          only the events of the inputs of rank N in a distributed\n"
           "                        job (Kineto distributedInfo); every input must say its rank\n"

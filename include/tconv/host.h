@@ -126,7 +126,10 @@ typedef struct tconv_run_opts {
      *   window: "[@]START:[END]", times with a unit (ns us ms s) from the trace's first event,
      *           or absolute with @; spans are cut to it;
      *   steps: "N" or "A-B", the time from step A's start to step B's end, per input: Kineto's
-     *          ProfilerStep#N, or spans named step_name followed by N. */
+     *          ProfilerStep#N, or spans named step_name followed by N (step_name alone: counted
+     *          from 1 in start order);
+     *   step_name: the steps of --steps and of the summary's and report's breakdowns are the
+     *          spans named step_name, or step_name and a number; a warning when none is. */
     const char *window;
     const char *steps;
     const char *step_name;

@@ -6,7 +6,9 @@
 // Each frame is <g data-o="offset" data-v="value"><title>name (value, pct)</title><rect/><text/>
 // </g> inside <g id="frames">; offsets and values are exact integers in the graph's unit, which
 // is all zooming and searching need. The address keeps the view: ?x=<offset>&y=<rect y> zooms to
-// a frame, ?s=<term> searches, ?i=1 ignores case.
+// a frame, ?s=<term> searches, ?i=1 ignores case. Search is a text box of the graph's own
+// (<input id="term"> in a foreignObject), never a dialog: a graph in a sandboxed frame, as the
+// HTML report shows it, may open none, and the matches show as the term is typed.
 "use strict";
 (function () {
     var svg = document.documentElement;
@@ -15,7 +17,7 @@
     var inner = +svg.getAttribute("data-inner");
     var charw = +svg.getAttribute("data-charw");
     var icicle = svg.getAttribute("data-icicle") === "1";
-    var frames = [], details, matched, unzoomBtn, searchBtn, icBtn;
+    var frames = [], details, matched, unzoomBtn, box, icBtn; // box: the search box
     var zoomed = null, term = null, ignorecase = false;
 
     function byId(id) {
@@ -97,7 +99,6 @@
         }
         matched.textContent = " ";
         matched.removeAttribute("data-v");
-        searchBtn.textContent = "Search";
     }
 
     // Highlight the frames whose name matches t (a regular expression, or plain text when t is
@@ -134,18 +135,18 @@
             }
             matched.textContent = "Matched: " + (total > 0 ? (100 * sum / total).toFixed(1) : "0") + "%";
             matched.setAttribute("data-v", String(sum));
-            searchBtn.textContent = "Reset Search";
         }
         updateUrl();
     }
 
-    function askSearch() {
-        if (term !== null) {
-            search(null);
-            return;
-        }
-        var t = window.prompt("Search for (regular expression or text):", "");
-        if (t !== null) search(t);
+    function focusSearch() {
+        box.focus();
+        box.select();
+    }
+
+    function resetSearch() {
+        box.value = "";
+        search(null);
     }
 
     function frameOf(node) {
@@ -160,7 +161,7 @@
         details = byId("details");
         matched = byId("matched");
         unzoomBtn = byId("unzoom");
-        searchBtn = byId("search");
+        box = byId("term");
         icBtn = byId("ignorecase");
         var gs = byId("frames").children;
         for (var i = 0; i < gs.length; i++) {
@@ -182,22 +183,24 @@
             g.__frame = f;
             frames.push(f);
         }
-        var box = byId("frames");
-        box.addEventListener("click", function (e) {
+        var shown = byId("frames");
+        shown.addEventListener("click", function (e) {
             var f = frameOf(e.target);
             if (!f) return;
             if (f.o === 0 && f.v === total && f.y === frames[0].y) unzoom();
             else zoom(f);
         });
-        box.addEventListener("mouseover", function (e) {
+        shown.addEventListener("mouseover", function (e) {
             var f = frameOf(e.target);
             if (f) details.textContent = f.title;
         });
-        box.addEventListener("mouseout", function () {
+        shown.addEventListener("mouseout", function () {
             details.textContent = " ";
         });
         unzoomBtn.addEventListener("click", unzoom);
-        searchBtn.addEventListener("click", askSearch);
+        box.addEventListener("input", function () {
+            search(box.value);
+        });
         icBtn.addEventListener("click", function () {
             ignorecase = !ignorecase;
             icBtn.classList.toggle("on", ignorecase);
@@ -207,9 +210,9 @@
         window.addEventListener("keydown", function (e) {
             if (e.keyCode === 114 || ((e.ctrlKey || e.metaKey) && e.keyCode === 70)) {
                 e.preventDefault();
-                askSearch();
+                focusSearch();
             } else if (e.keyCode === 27) {
-                search(null);
+                resetSearch();
             }
         });
         var p = new URLSearchParams(location.search);
@@ -225,7 +228,10 @@
                 }
             }
         }
-        if (p.has("s")) search(p.get("s"));
+        if (p.has("s")) {
+            box.value = p.get("s");
+            search(box.value);
+        }
         svg.setAttribute("data-ready", "1");
     }
 

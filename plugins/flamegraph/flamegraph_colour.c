@@ -70,9 +70,25 @@ void flamegraph_colour(unsigned hue, const char *name, size_t n, char *out)
     case FLAMEGRAPH_HUE_OVERHEAD: /* grey */
         r = 160 + (int)(50 * a), g = r, bl = r;
         break;
+    case FLAMEGRAPH_HUE_STREAM: /* slate: a device and stream, no work of its own */
+        r = 150 + (int)(20 * a), g = r + 15, bl = r + 45;
+        break;
     default: /* hot: CPU work, and frames nothing is known about; kept off the runtime's yellow */
         r = 205 + (int)(50 * c), g = (int)(170 * a), bl = (int)(55 * b);
         break;
     }
     snprintf(out, 24, "rgb(%d,%d,%d)", r, g, bl);
+}
+
+const char *flamegraph_colour_name(unsigned hue)
+{
+    static const char *const names[FLAMEGRAPH_NHUES] = {
+        [FLAMEGRAPH_HUE_HASH] = "other",           [FLAMEGRAPH_HUE_CPU] = "CPU",
+        [FLAMEGRAPH_HUE_PYTHON] = "Python",        [FLAMEGRAPH_HUE_ANNOTATION] = "annotation, step",
+        [FLAMEGRAPH_HUE_RUNTIME] = "runtime call", [FLAMEGRAPH_HUE_KERNEL] = "kernel",
+        [FLAMEGRAPH_HUE_MEMCPY] = "memcpy",        [FLAMEGRAPH_HUE_MEMSET] = "memset",
+        [FLAMEGRAPH_HUE_SYNC] = "synchronisation", [FLAMEGRAPH_HUE_OVERHEAD] = "profiler overhead",
+        [FLAMEGRAPH_HUE_STREAM] = "GPU stream",
+    };
+    return hue < FLAMEGRAPH_NHUES ? names[hue] : "";
 }

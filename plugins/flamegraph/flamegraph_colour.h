@@ -17,7 +17,9 @@ enum {
     FLAMEGRAPH_HUE_MEMCPY,
     FLAMEGRAPH_HUE_MEMSET,
     FLAMEGRAPH_HUE_SYNC,
-    FLAMEGRAPH_HUE_OVERHEAD
+    FLAMEGRAPH_HUE_OVERHEAD,
+    FLAMEGRAPH_HUE_STREAM, /* the root frame of a GPU stream's work */
+    FLAMEGRAPH_NHUES
 };
 
 /* The colour class of a span of this tconv_role. */
@@ -25,5 +27,8 @@ unsigned flamegraph_colour_of_role(unsigned role);
 
 /* "rgb(r,g,b)" for a frame of class hue named name[0..n); out holds 24 bytes. */
 void flamegraph_colour(unsigned hue, const char *name, size_t n, char *out);
+
+/* What a colour class stands for, as the legend says it ("kernel", "CPU operator", ...). */
+const char *flamegraph_colour_name(unsigned hue);
 
 #endif

@@ -21,6 +21,8 @@ enum {
     FLAMEGRAPH_YPAD_TOP = FLAMEGRAPH_FONT * 3,         /* title and buttons */
     FLAMEGRAPH_YPAD_BOTTOM = FLAMEGRAPH_FONT * 2 + 10, /* details and matched share */
     FLAMEGRAPH_SUBTITLE_H = 16,                        /* a differential graph's summary */
+    FLAMEGRAPH_LEGEND_ROW = 16,                        /* a row of the colour legend */
+    FLAMEGRAPH_SEARCH_W = 180,                         /* the search box, at most */
     FLAMEGRAPH_FLUSH = 1 << 20
 };
 #define FLAMEGRAPH_CHARW (FLAMEGRAPH_FONT * 0.59) /* average glyph width, as flamegraph.pl */
@@ -28,8 +30,11 @@ enum {
 static const char flamegraph_style[] =
     "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
     "#title { text-anchor: middle; font-size: 17px; }\n"
-    "#search, #ignorecase, #unzoom { cursor: pointer; opacity: 0.6; }\n"
-    "#search:hover, #ignorecase:hover, #unzoom:hover, #ignorecase.on { opacity: 1; }\n"
+    "#ignorecase, #unzoom { cursor: pointer; opacity: 0.6; }\n"
+    "#ignorecase:hover, #unzoom:hover, #ignorecase.on { opacity: 1; }\n"
+    "#term { box-sizing: border-box; width: 100%; height: 20px; font: 12px Verdana, sans-serif; "
+    "padding: 1px 4px; border: 1px solid rgb(170,170,170); border-radius: 3px; }\n"
+    "#legend text { font-size: 11px; }\n"
     "#frames > g { cursor: pointer; }\n"
     "#frames > g:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
     "#frames text { pointer-events: none; }\n"
@@ -47,6 +52,9 @@ typedef struct flamegraph_svg {
     int64_t total;
     double scale;         /* pixels per unit */
     flamegraph_diff diff; /* when o->diff */
+    /* the colour legend: the classes of the frames drawn, laid out in rows */
+    unsigned hues; /* bit per FLAMEGRAPH_HUE_* present */
+    int legend_rows;
 } flamegraph_svg;
 
 static tconv_status flamegraph_svg_flush(flamegraph_svg *s)
@@ -54,6 +62,63 @@ static tconv_status flamegraph_svg_flush(flamegraph_svg *s)
     int rc = s->sink(s->user, s->b.p, s->b.len);
     s->b.len = 0;
     return rc < 0 ? TCONV_FATAL : TCONV_OK;
+}
+
+/* The legend: for a graph of spans, what each colour class drawn stands for (frames nothing is
+ * known of keep the warm colours of CPU work, and say nothing); for a differential graph, what
+ * red and blue mean. Entries are laid out left to right, wrapping at the graph's width. */
+typedef struct flamegraph_legend_item {
+    const char *label;
+    char fill[24];
+} flamegraph_legend_item;
+
+#define FLAMEGRAPH_LEGEND_CHARW (11 * 0.59)
+
+static size_t flamegraph_svg_legend_items(const flamegraph_svg *s, flamegraph_legend_item *it)
+{
+    size_t n = 0;
+    if (s->o->diff) {
+        it[n++] = (flamegraph_legend_item){"own time grew", "rgb(255,105,105)"};
+        it[n++] = (flamegraph_legend_item){"own time shrank", "rgb(105,105,255)"};
+        it[n++] = (flamegraph_legend_item){"unchanged", "rgb(255,255,255)"};
+        return n;
+    }
+    if (!(s->hues & ~1u)) return 0;
+    for (unsigned h = 1; h < FLAMEGRAPH_NHUES; h++) {
+        if (!(s->hues & 1u << h)) continue;
+        it[n].label = flamegraph_colour_name(h);
+        flamegraph_colour(h, it[n].label, strlen(it[n].label), it[n].fill);
+        n++;
+    }
+    return n;
+}
+
+/* Rows the legend takes at this width; with out, the entries drawn at their places. */
+static int flamegraph_svg_legend(const flamegraph_svg *s, flamegraph_buf *out, int y0)
+{
+    flamegraph_legend_item it[FLAMEGRAPH_NHUES + 3];
+    size_t n = flamegraph_svg_legend_items(s, it);
+    if (!n) return 0;
+    int rows = 1;
+    double x = FLAMEGRAPH_XPAD, right = s->o->width - FLAMEGRAPH_XPAD;
+    if (out) flamegraph_buf_puts(out, "<g id=\"legend\">\n");
+    for (size_t i = 0; i < n; i++) {
+        double w = 14 + strlen(it[i].label) * FLAMEGRAPH_LEGEND_CHARW + 16;
+        if (x > FLAMEGRAPH_XPAD && x + w > right) {
+            rows++;
+            x = FLAMEGRAPH_XPAD;
+        }
+        int y = y0 + (rows - 1) * FLAMEGRAPH_LEGEND_ROW;
+        if (out)
+            flamegraph_buf_printf(out,
+                                  "<rect x=\"%.1f\" y=\"%d\" width=\"10\" height=\"10\" "
+                                  "fill=\"%s\" stroke=\"rgb(120,120,120)\" stroke-width=\"0.5\"/>"
+                                  "<text x=\"%.1f\" y=\"%d\">%s</text>\n",
+                                  x, y - 9, it[i].fill, x + 14, y, it[i].label);
+        x += w;
+    }
+    if (out) flamegraph_buf_puts(out, "</g>\n");
+    return rows;
 }
 
 static void flamegraph_svg_head(flamegraph_svg *s)
@@ -78,7 +143,8 @@ static void flamegraph_svg_head(flamegraph_svg *s)
     flamegraph_buf_puts(b, "]]></style>\n<script type=\"text/ecmascript\"><![CDATA[\n");
     flamegraph_buf_puts(b, flamegraph_script);
     flamegraph_buf_puts(b, "]]></script>\n");
-    int bottom = s->height - FLAMEGRAPH_YPAD_BOTTOM / 2;
+    int legend_h = s->legend_rows * FLAMEGRAPH_LEGEND_ROW;
+    int bottom = s->height - FLAMEGRAPH_YPAD_BOTTOM / 2 - legend_h;
     flamegraph_buf_puts(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
                            "fill=\"url(#background)\"/>\n");
     flamegraph_buf_printf(b, "<text id=\"title\" x=\"%d\" y=\"24\">", o->width / 2);
@@ -97,12 +163,21 @@ static void flamegraph_svg_head(flamegraph_svg *s)
     flamegraph_buf_printf(
         b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
         FLAMEGRAPH_XPAD);
-    flamegraph_buf_printf(b, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n",
-                          o->width - FLAMEGRAPH_XPAD - 100);
+    /* Search in a text box of the graph's own: a graph in a sandboxed frame (the HTML report's)
+     * may open no dialog, and typing shows the matches as they come. */
+    int boxw = o->width / 4 < FLAMEGRAPH_SEARCH_W ? o->width / 4 : FLAMEGRAPH_SEARCH_W;
+    flamegraph_buf_printf(b,
+                          "<foreignObject id=\"searchbox\" x=\"%d\" y=\"9\" width=\"%d\" "
+                          "height=\"22\"><input xmlns=\"http://www.w3.org/1999/xhtml\" "
+                          "id=\"term\" type=\"search\" placeholder=\"Search\" "
+                          "title=\"Search: a regular expression, or text (Ctrl+F; Esc clears)\" "
+                          "aria-label=\"Search frames\" spellcheck=\"false\"/></foreignObject>\n",
+                          o->width - FLAMEGRAPH_XPAD - 24 - boxw, boxw);
     flamegraph_buf_printf(b, "<text id=\"ignorecase\" x=\"%d\" y=\"24\">ic</text>\n",
                           o->width - FLAMEGRAPH_XPAD - 16);
     flamegraph_buf_printf(b, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n",
                           o->width - FLAMEGRAPH_XPAD - 100, bottom);
+    if (s->legend_rows) flamegraph_svg_legend(s, b, s->height - legend_h + 8);
     flamegraph_buf_puts(b, "<g id=\"frames\">\n");
 }
 
@@ -115,9 +190,13 @@ static void flamegraph_svg_frame(flamegraph_svg *s, uint32_t id, const flamegrap
     double x = FLAMEGRAPH_XPAD + (double)offset * s->scale, w = (double)nd->value * s->scale;
     int y = s->o->icicle
                 ? s->ypad_top + (int)depth * FLAMEGRAPH_FRAME_H
-                : s->height - FLAMEGRAPH_YPAD_BOTTOM - ((int)depth + 1) * FLAMEGRAPH_FRAME_H;
+                : s->height - FLAMEGRAPH_YPAD_BOTTOM - s->legend_rows * FLAMEGRAPH_LEGEND_ROW -
+                      ((int)depth + 1) * FLAMEGRAPH_FRAME_H;
     char value[256], pct[16], fill[24];
     flamegraph_buf_printf(b, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\"", offset, nd->value);
+    /* a GPU stream's root: tests and the report tell the device's stacks apart by it */
+    if (nd->role == FLAMEGRAPH_HUE_STREAM && !s->o->diff)
+        flamegraph_buf_puts(b, " data-stream=\"1\"");
     if (s->o->diff) {
         /* the title carries the same numbers, formatted: these are for scripts and tests */
         flamegraph_buf_printf(
@@ -183,9 +262,14 @@ tconv_status flamegraph_svg_render(tconv_ctx *ctx, flamegraph_svg_sink sink, voi
     flamegraph_tree_layout(t, ctx, &l);
     size_t n = flamegraph_tree_count(t);
     uint32_t maxdepth = 0;
-    for (size_t i = 0; i < n; i++)
-        if (flamegraph_svg_kept(&s, &nodes[i]) && l.depth[i] > maxdepth) maxdepth = l.depth[i];
-    s.height = ((int)maxdepth + 1) * FLAMEGRAPH_FRAME_H + s.ypad_top + FLAMEGRAPH_YPAD_BOTTOM;
+    for (size_t i = 0; i < n; i++) {
+        if (!flamegraph_svg_kept(&s, &nodes[i])) continue;
+        if (l.depth[i] > maxdepth) maxdepth = l.depth[i];
+        if (i && nodes[i].role < FLAMEGRAPH_NHUES) s.hues |= 1u << nodes[i].role;
+    }
+    s.legend_rows = flamegraph_svg_legend(&s, NULL, 0);
+    s.height = ((int)maxdepth + 1) * FLAMEGRAPH_FRAME_H + s.ypad_top + FLAMEGRAPH_YPAD_BOTTOM +
+               s.legend_rows * FLAMEGRAPH_LEGEND_ROW;
     flamegraph_svg_head(&s);
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < n && st == TCONV_OK; i++) {

@@ -1,9 +1,11 @@
 /* The writer takes what the folded writer takes and sums it the same way (the value the input
  * calls its default, or only the GPU time the core attributed to launching stacks with
  * -W value=gpu, under the same thread root frame with -W root), so that every frame's value is
- * the sum of the folded lines under it. Names are kept as they are: an SVG can hold ';' and line
- * breaks, which the folded format cannot. With -W diff=true the first input is the profile
- * before and the second the one after, summed into the two columns of one tree. */
+ * the sum of the folded lines under it; a GPU stream's stacks (without -W root) sit under a frame
+ * naming the stream, as in pprof, which the folded lines do not have. Names are kept as they are:
+ * an SVG can hold ';' and line breaks, which the folded format cannot. With -W diff=true the first
+ * input is the profile before and the second the one after, summed into the two columns of one
+ * tree. */
 #include "flamegraph_writer.h"
 
 #include <stdio.h>
@@ -30,6 +32,8 @@ typedef struct flamegraph_writer {
     int root;           /* FOLDED_ROOT_*: a thread root frame on every stack */
     tconv_str *root_of; /* track -> its root frame's name, plus 1 */
     size_t rootcap;
+    tconv_str *stream_of; /* GPU track -> its stream root frame's name (flamegraph_writer_stream) */
+    size_t streamcap;
     tconv_str *names; /* one sample's stack */
     uint8_t *hues;
     size_t namecap, huecap;
@@ -133,6 +137,31 @@ static tconv_str flamegraph_writer_root(flamegraph_writer *w, uint32_t track)
     return w->root_of[track] - 1;
 }
 
+/* A GPU stream's work under one frame naming its device (the track's process: Kineto's device
+ * number) and stream ("0/stream 7", as pprof names a stream without a thread name): kernels of
+ * different devices and streams stay apart, and none sits at the root beside the CPU's stacks.
+ * 0 for other tracks. */
+static tconv_str flamegraph_writer_stream(flamegraph_writer *w, uint32_t track)
+{
+    const tconv_track *t = tconv_track_describe(w->ctx, track);
+    if (!t || t->kind != TCONV_TRACK_GPU) return 0;
+    w->stream_of =
+        flamegraph_grow(w->stream_of, &w->streamcap, (size_t)track + 1, sizeof(*w->stream_of));
+    if (!w->stream_of[track]) {
+        const char *pid = tconv_string_get(w->ctx, t->pid);
+        const char *stream = tconv_string_get(w->ctx, t->thread_name ? t->thread_name : t->tid);
+        size_t np = strlen(pid), ns = strlen(stream);
+        size_t at = np ? np + 1 : 0;
+        char *name = flamegraph_alloc(at + ns + 1, 1);
+        memcpy(name, pid, np);
+        if (np) name[np] = '/';
+        memcpy(name + at, stream, ns);
+        w->stream_of[track] = tconv_string_intern(w->ctx, name, at + ns);
+        free(name);
+    }
+    return w->stream_of[track];
+}
+
 static tconv_status flamegraph_writer_event(void *state, const tconv_event *ev)
 {
     flamegraph_writer *w = state;
@@ -144,12 +173,16 @@ static tconv_status flamegraph_writer_event(void *state, const tconv_event *ev)
     if (v <= 0 || !ev->nframes) return TCONV_OK;
     /* a third input makes finish() fail; its samples need not be summed meanwhile */
     if (w->svg.diff && ev->input > 1) return TCONV_OK;
-    size_t n = ev->nframes + (w->root != FOLDED_ROOT_NONE), k = 0;
+    tconv_str stream = w->root == FOLDED_ROOT_NONE ? flamegraph_writer_stream(w, ev->track) : 0;
+    size_t n = ev->nframes + (w->root != FOLDED_ROOT_NONE || stream), k = 0;
     w->names = flamegraph_grow(w->names, &w->namecap, n, sizeof(*w->names));
     w->hues = flamegraph_grow(w->hues, &w->huecap, n, 1);
     if (w->root != FOLDED_ROOT_NONE) {
         w->names[k] = flamegraph_writer_root(w, ev->track);
         w->hues[k++] = FLAMEGRAPH_HUE_HASH;
+    } else if (stream) {
+        w->names[k] = stream;
+        w->hues[k++] = FLAMEGRAPH_HUE_STREAM;
     }
     for (uint32_t i = 0; i < ev->nframes; i++, k++) {
         w->names[k] = ev->frames[i].name;
@@ -191,6 +224,7 @@ static void flamegraph_writer_destroy(void *state)
     free(w->hues);
     free(w->hue_of);
     free(w->root_of);
+    free(w->stream_of);
     free(w->title);
     free(w);
 }

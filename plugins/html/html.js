@@ -11,18 +11,86 @@
         return e;
     }
 
-    // "12.345 ms": three decimals above 1 us, as the summary writes durations.
+    // "12.345 ms": three decimals above 1 us, rounded half up from the integer as the summary
+    // writes durations (summary_dur), so that the page and -w summary say the same.
     function dur(ns) {
         if (ns === null || ns === undefined) return "";
-        var a = Math.abs(ns);
+        var a = Math.abs(ns), milli, unit;
         if (a < 1000) return ns + " ns";
-        if (a < 1e6) return (ns / 1e3).toFixed(3) + " us";
-        if (a < 1e9) return (ns / 1e6).toFixed(3) + " ms";
-        return (ns / 1e9).toFixed(3) + " s";
+        if (a >= 1e9) {
+            milli = Math.floor(a / 1e6) + (a % 1e6 >= 5e5 ? 1 : 0);
+            unit = " s";
+        } else {
+            var scale = a >= 1e6 ? 1e6 : 1e3;
+            milli = Math.floor((a * 1000 + scale / 2) / scale);
+            unit = scale === 1e6 ? " ms" : " us";
+        }
+        var frac = String(milli % 1000);
+        return (ns < 0 ? "-" : "") + Math.floor(milli / 1000) + "." +
+            "000".slice(frac.length) + frac + unit;
+    }
+
+    // A measured number (a mean, a percentage): at most two decimals, no float noise.
+    function num(v) {
+        if (typeof v !== "number" || Number.isInteger(v)) return String(v);
+        return String(Number(v.toFixed(2)));
+    }
+
+    // What each input says of itself (Kineto's distributedInfo and deviceProperties), parsed
+    // here: the writer keeps the text as the trace wrote it.
+    function parsed(text) {
+        if (typeof text !== "string") return null;
+        try {
+            return JSON.parse(text);
+        } catch (e) {
+            return null;
+        }
+    }
+
+    function rankOf(r) {
+        var d = parsed(r.distributed) || {};
+        var s = r.rank === null ? "" : "rank " + r.rank;
+        if (s && typeof d.world_size === "number") s += " of " + d.world_size;
+        if (s && typeof d.backend === "string") s += " (" + d.backend + ")";
+        return s;
+    }
+
+    // The device of number n in input i's deviceProperties: "NVIDIA A100 (40.0 GiB, 108 SMs,
+    // compute 8.0)".
+    function deviceName(i, n) {
+        var r = data.ranks[i], list = r ? parsed(r.devices) : null, d = null;
+        if (!Array.isArray(list)) return "";
+        list.forEach(function (x) {
+            if (x && x.id === n) d = x;
+        });
+        if (!d || typeof d.name !== "string") return "";
+        var facts = [];
+        if (typeof d.totalGlobalMem === "number") facts.push(bytes(d.totalGlobalMem));
+        if (typeof d.numSms === "number") facts.push(d.numSms + " SMs");
+        if (typeof d.computeMajor === "number")
+            facts.push("compute " + d.computeMajor + "." + (d.computeMinor || 0));
+        return d.name + (facts.length ? " (" + facts.join(", ") + ")" : "");
     }
 
     function pct(part, whole) {
         return whole > 0 ? (100 * part / whole).toFixed(1) + "%" : "-";
+    }
+
+    function show(id, on) {
+        var e = document.getElementById(id);
+        if (e) e.classList.toggle("hidden", !on);
+    }
+
+    // A bar of the step roles' shares of whole, one part per role.
+    function roleBar(values, whole, cls) {
+        var bar = el("div", null, cls || "bar");
+        values.forEach(function (v, i) {
+            var part = el("div", null, "r" + i);
+            part.style.width = (whole > 0 ? 100 * v / whole : 0) + "%";
+            part.title = data.steps.roles[i][0] + ": " + dur(v) + " (" + pct(v, whole) + ")";
+            bar.appendChild(part);
+        });
+        return bar;
     }
 
     function overview() {
@@ -36,26 +104,55 @@
         var span = data.span ? data.span[2] : 0;
         row("Trace span", data.span ? dur(span) + " (" + data.span[0] + " .. " + data.span[1] +
             " ns)" : "- (no timestamps)");
+        // the job and its devices, as the inputs say them
+        var ranks = data.ranks.map(rankOf).filter(function (x) {
+            return x;
+        });
+        if (ranks.length) row(ranks.length > 1 ? "Ranks" : "Rank", ranks.join("; "));
+        var names = {};
+        data.gpus.forEach(function (g) {
+            if (g.number === undefined) return;
+            var n = deviceName(g.input, g.number);
+            if (n) names[n] = (names[n] || 0) + 1;
+        });
+        var devs = Object.keys(names).map(function (n) {
+            return (names[n] > 1 ? names[n] + " x " : "") + n;
+        });
+        if (devs.length) row(devs.length > 1 ? "Devices" : "Device", devs.join("; "));
         var st = data.steps;
-        row("Steps", st.found ? st.used + (st.used !== st.found ? " of " + st.found : "") +
-            " ProfilerStep#, mean " + dur(st.mean) : "none (no ProfilerStep# in the trace)");
+        var what = st.what === "steps" ? "steps" : "ProfilerStep#";
+        var steps = "none: no ProfilerStep# in the trace (name your steps with --step-name NAME)";
+        if (st.found) {
+            steps = st.used + (st.used !== st.found ? " of " + st.found : "") + " " + what;
+            if (data.ranks.length > 1) {
+                steps += " in " + st.inputs + " input" + (st.inputs === 1 ? "" : "s") +
+                    "; mean over them of each one's mean step " + dur(st.mean);
+                if (st.slowest !== null) {
+                    var slow = data.ranks[st.slowest];
+                    steps += "; slowest " + (slow.rank !== null ? "rank " + slow.rank +
+                        " (input " + slow.input + ")" : "input " + slow.input) + ", " +
+                        dur(slow.mean);
+                }
+            } else {
+                steps += ", mean " + dur(st.mean);
+            }
+        }
+        row("Steps", steps);
         row("Operators", data.ops.rows.length + (data.ops.pytorch ? " PyTorch operators" :
             " span names"));
-        row("Kernels", data.kernels.length + " distinct");
+        if (data.kernels.length) row("Kernels", data.kernels.length + " distinct");
 
-        var box = document.getElementById("steps");
-        if (!st.used) {
-            box.appendChild(el("p", "No step breakdown: the trace has no ProfilerStep#.", "empty"));
-        } else {
-            var bar = el("div", null, "bar");
+        show("steps-part", st.used > 0);
+        if (st.used) {
+            var box = document.getElementById("steps");
+            var bar = roleBar(st.roles.map(function (r) {
+                return r[1];
+            }), st.mean);
             bar.setAttribute("role", "img");
             bar.setAttribute("aria-label", "mean step time by kind");
             var t = el("table", null, "legend");
+            t.id = "steps-legend";
             st.roles.forEach(function (r, i) {
-                var part = el("div", null, "r" + i);
-                part.style.width = (st.mean > 0 ? 100 * r[1] / st.mean : 0) + "%";
-                part.title = r[0] + ": " + dur(r[1]) + " (" + pct(r[1], st.mean) + ")";
-                bar.appendChild(part);
                 var tr = el("tr");
                 var name = el("td", null, "text");
                 name.appendChild(el("span", null, "swatch r" + i));
@@ -69,19 +166,26 @@
             });
             box.appendChild(bar);
             box.appendChild(t);
+            eachStep();
         }
 
-        var g = document.getElementById("gpus");
-        if (!data.gpus.length) {
-            g.appendChild(el("p", "No GPU work in the trace.", "empty"));
-        } else {
-            table(g, [["device", "text"], ["kernel busy", "ns"], ["utilisation", "text"],
-                      ["kernels", "int"], ["kernel time", "ns"], ["memcpy", "int"],
-                      ["memcpy time", "ns"], ["memset", "int"], ["memset time", "ns"]],
-                  data.gpus.map(function (d) {
-                      return [d.label, d.busy, pct(d.busy, span), d.kernels, d.kernel_time,
-                              d.memcpy, d.memcpy_time, d.memset, d.memset_time];
-                  }), "gpus-table", null);
+        show("gpus-part", data.gpus.length > 0);
+        if (data.gpus.length) {
+            var named = data.gpus.map(function (d) {
+                return d.number === undefined ? "" : deviceName(d.input, d.number);
+            });
+            var any = named.some(function (n) {
+                return n;
+            });
+            var cols = [["device", "text"]].concat(any ? [["name", "text"]] : [],
+                [["kernel busy", "ns"], ["utilisation", "text"], ["kernels", "int"],
+                 ["kernel time", "ns"], ["memcpy", "int"], ["memcpy time", "ns"],
+                 ["memset", "int"], ["memset time", "ns"]]);
+            table(document.getElementById("gpus"), cols, data.gpus.map(function (d, i) {
+                return [d.label].concat(any ? [named[i]] : [],
+                    [d.busy, pct(d.busy, span), d.kernels, d.kernel_time, d.memcpy,
+                     d.memcpy_time, d.memset, d.memset_time]);
+            }), "gpus-table", null);
         }
 
         var ul = document.getElementById("advice");
@@ -89,6 +193,51 @@
         data.advice.forEach(function (a) {
             ul.appendChild(el("li", a));
         });
+    }
+
+    // Every step of every input: its time, as a bar of its roles scaled to the longest step.
+    function eachStep() {
+        var several = data.ranks.length > 1, longest = 0, rows = [];
+        data.ranks.forEach(function (r) {
+            r.steps.forEach(function (s) {
+                if (s[2] > longest) longest = s[2];
+                rows.push([r, s]);
+            });
+        });
+        var t = el("table", null, "steps");
+        t.id = "steps-table";
+        var head = el("tr");
+        (several ? ["rank", "input"] : []).concat(["step", "start", "time", "breakdown"])
+            .forEach(function (h) {
+                head.appendChild(el("th", h, h === "step" || h === "breakdown" ? "text" : null));
+            });
+        var thead = el("thead"), tbody = el("tbody");
+        thead.appendChild(head);
+        t.appendChild(thead);
+        rows.forEach(function (x) {
+            var r = x[0], s = x[1], tr = el("tr");
+            if (several) {
+                tr.appendChild(el("td", r.rank === null ? "-" : r.rank));
+                tr.appendChild(el("td", r.input));
+            }
+            tr.appendChild(el("td", s[0], "text"));
+            var start = el("td", "+" + dur(s[1]));
+            start.setAttribute("data-v", String(s[1]));
+            tr.appendChild(start);
+            var d = el("td", dur(s[2]));
+            d.setAttribute("data-v", String(s[2]));
+            tr.appendChild(d);
+            var c = el("td", null, "text");
+            var bar = roleBar(s.slice(3), s[2], "bar thin");
+            bar.style.width = (longest > 0 ? 100 * s[2] / longest : 0) + "%";
+            c.appendChild(bar);
+            tr.appendChild(c);
+            tbody.appendChild(tr);
+        });
+        t.appendChild(tbody);
+        var box = el("div", null, "scroll short");
+        box.appendChild(t);
+        document.getElementById("steps-each").appendChild(box);
     }
 
     function cell(v, type) {
@@ -101,6 +250,9 @@
         } else if (type === "text") {
             td = el("td", v, "text");
             td.title = String(v);
+        } else if (type === "num") {
+            td = el("td", num(v));
+            td.setAttribute("data-v", String(v));
         } else {
             td = el("td", String(v));
             td.setAttribute("data-v", String(v));
@@ -116,6 +268,8 @@
         var head = el("tr"), trs = [], sorted = -1, desc = false;
         cols.forEach(function (c, i) {
             var th = el("th", c[0], c[1] === "text" ? "text" : null);
+            if (c[3]) th.setAttribute("data-col", c[3]);
+            if (c[4]) th.classList.add(c[4]);
             th.addEventListener("click", function () {
                 desc = sorted === i ? !desc : c[1] !== "text";
                 sorted = i;
@@ -138,6 +292,7 @@
             cols.forEach(function (c, i) {
                 var td = cell(r[i], c[1]);
                 if (c[2]) td.title = c[2](r);
+                if (c[4]) td.classList.add(c[4]);
                 tr.appendChild(td);
             });
             trs.push(tr);
@@ -178,30 +333,55 @@
     function tables() {
         var dev = data.ops.pytorch;
         table(document.getElementById("ops"),
-              [["name", "text"], ["category", "text"], ["calls", "int"], ["host total", "ns"],
-               ["host self", "ns"], ["host min", "ns"], ["host max", "ns"],
-               ["device total", "ns"], ["device self", "ns"]],
+              [["name", "text", null, "name"], ["category", "text", null, "category"],
+               ["calls", "int", null, "calls"], ["host total", "ns", null, "host_total_ns"],
+               ["host self", "ns", null, "host_self_ns"], ["host min", "ns", null, "host_min_ns"],
+               ["host max", "ns", null, "host_max_ns"],
+               ["device total", "ns", null, "device_total_ns"],
+               ["device self", "ns", null, "device_self_ns"]],
               data.ops.rows, null, ["ops-filter", "ops-count"]);
+        // columns no row fills: the device times of spans that are no PyTorch operators, and
+        // categories where the trace names none
         if (!dev) document.getElementById("ops").classList.add("no-device");
-        // the last column: the operator with the most of the kernel's time, the others in its title
-        table(document.getElementById("kernels-table"),
-              [["name", "text"], ["calls", "int"], ["total", "ns"], ["min", "ns"], ["max", "ns"],
-               ["grid", "text"], ["block", "text"], ["registers", "int"], ["shared memory", "int"],
-               ["blocks per SM", "num"], ["est. occupancy %", "num"], ["tensor core", "text"],
-               ["launch configs", "int"], ["launched by", "text", function (r) {
-                   return r.launchers.map(function (o) {
-                       return (o[0] === null ? "(no operator)" : o[0]) + ": " + dur(o[2]) +
-                           " (" + o[1] + " calls)";
-                   }).join("\n");
-               }]],
+        if (!data.ops.rows.some(function (r) {
+            return r[1] !== "";
+        })) document.getElementById("ops").classList.add("no-category");
+        var kt = document.getElementById("kernels-table");
+        if (!kt) return;
+        // name and who launched it first, then the numbers; the launch details are a click
+        // away, so that the table fits its column. The launcher cell names the operator with
+        // the most of the kernel's time, the others in its title. Each column says which csv
+        // column it is (data-col).
+        function launchers(r) {
+            return r.launchers.map(function (o) {
+                return (o[0] === null ? "(no operator)" : o[0]) + ": " + dur(o[2]) + " (" + o[1] +
+                    " calls)";
+            }).join("\n");
+        }
+        table(kt,
+              [["name", "text", null, "name"], ["launched by", "text", launchers, "launched_by"],
+               ["calls", "int", null, "calls"], ["total", "ns", null, "total_ns"],
+               ["min", "ns", null, "min_ns"], ["max", "ns", null, "max_ns"],
+               ["grid", "text", null, "grid"], ["block", "text", null, "block"],
+               ["occupancy %", "num", null, "est_occupancy_pct"],
+               ["registers", "int", null, "registers_per_thread", "detail"],
+               ["shared memory", "int", null, "shared_memory", "detail"],
+               ["blocks per SM", "num", null, "blocks_per_sm", "detail"],
+               ["tensor core", "text", null, "tensor_core", "detail"],
+               ["configs", "int", null, "launch_configs", "detail"]],
               data.kernels.map(function (k) {
-                  var r = k.slice(0, 13), ops = k[13];
-                  r[11] = k[11] ? "yes" : "no";
-                  r.push(!ops.length ? "" : (ops[0][0] === null ? "(no operator)" : ops[0][0]) +
-                         (ops.length > 1 ? " (+" + (ops.length - 1) + ")" : ""));
+                  var ops = k[13];
+                  var by = !ops.length ? "" : (ops[0][0] === null ? "(no operator)" : ops[0][0]) +
+                      (ops.length > 1 ? " (+" + (ops.length - 1) + ")" : "");
+                  var r = [k[0], by, k[1], k[2], k[3], k[4], k[5], k[6], k[10], k[7], k[8], k[9],
+                           k[11] ? "yes" : "no", k[12]];
                   r.launchers = ops;
                   return r;
               }), null, ["kernels-filter", "kernels-count"]);
+        var more = document.getElementById("kernels-more");
+        more.addEventListener("change", function () {
+            kt.classList.toggle("brief", !more.checked);
+        });
     }
 
     function bytes(v) {
@@ -212,24 +392,64 @@
         return v + " B";
     }
 
-    // Allocated and reserved bytes over time: one step line per device and measure.
+    // Axis ticks at round values: steps of 1, 2 or 5 times a power of ten of the unit (bytes:
+    // of B, KiB, MiB or GiB; time: of ns), at most about five, the top rounded up to one.
+    function niceStep(top, unit) {
+        var raw = top / 5, pow = 1;
+        while (pow * 10 <= raw / unit) pow *= 10;
+        while (pow > raw / unit && pow > 1e-9) pow /= 10;
+        var step = pow;
+        [1, 2, 5, 10].some(function (m) {
+            step = m * pow;
+            return m * pow * unit >= raw;
+        });
+        return step * unit;
+    }
+
+    function byteUnit(v) {
+        var u = 1;
+        while (u < 1073741824 && v >= u * 1024) u *= 1024;
+        return u;
+    }
+
+    function timeUnit(v) {
+        return v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+    }
+
+    // A tick's label: as few decimals as its step needs.
+    function tickText(v, unit, step, names) {
+        var d = 0;
+        while (d < 3 && Math.abs(Math.round(step / unit * Math.pow(10, d)) -
+                                 step / unit * Math.pow(10, d)) > 1e-9) d++;
+        return (v / unit).toFixed(d) + " " + names[unit];
+    }
+
+    var BYTE_NAMES = {1: "B", 1024: "KiB", 1048576: "MiB", 1073741824: "GiB"};
+    var TIME_NAMES = {1: "ns", 1000: "us", 1000000: "ms", 1000000000: "s"};
+
+    // Allocated and reserved bytes over time: one step line per device and measure, each its
+    // own colour. A series whose peak is under a thousandth of the chart's top (a CPU series of
+    // 8 bytes beside GiB of GPU memory) would be a line on the axis: it is listed, not drawn.
     function memory() {
         var box = document.getElementById("memory-chart");
+        if (!box) return;
         var series = data.memory.series;
-        if (!series.length) {
-            box.appendChild(el("p", "No memory events in the trace (the PyTorch profiler " +
-                               "records them with profile_memory=True).", "empty"));
-            return;
-        }
         var NS = "http://www.w3.org/2000/svg";
         var W = 1200, H = 320, L = 80, R = 40, T = 12, B = 28;
         var span = data.span && data.span[2] > 0 ? data.span[2] : 1, top = 0;
         series.forEach(function (s) {
+            s.peak = 0;
             s.points.forEach(function (p) {
-                if (p[1] > top) top = p[1];
+                if (p[1] > s.peak) s.peak = p[1];
             });
+            if (s.peak > top) top = s.peak;
         });
-        if (top <= 0) top = 1;
+        var drawn = series.filter(function (s) {
+            return s.peak > 0 && s.peak * 1000 >= top;
+        });
+        var bu = byteUnit(top > 0 ? top : 1), ystep = niceStep(top > 0 ? top : 1, bu);
+        top = Math.ceil((top > 0 ? top : 1) / ystep) * ystep;
+        var tu = timeUnit(span), xstep = niceStep(span, tu);
         function svgEl(tag, attrs, text) {
             var e = document.createElementNS(NS, tag);
             Object.keys(attrs).forEach(function (k) {
@@ -248,25 +468,38 @@
                                 role: "img", "aria-label": "memory over time"});
         svg.appendChild(svgEl("rect", {x: L, y: T, width: W - L - R, height: H - T - B,
                                        fill: "#fafafa", stroke: "#ccc"}));
-        for (var i = 0; i <= 4; i++) {
-            var v = top * i / 4, t = span * i / 4;
+        for (var v = 0; v <= top + ystep / 2; v += ystep) {
             svg.appendChild(svgEl("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end",
-                                           "font-size": 11}, bytes(Math.round(v))));
+                                           "font-size": 11, "class": "ytick"},
+                                  tickText(v, bu, ystep, BYTE_NAMES)));
             svg.appendChild(svgEl("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#eee"}));
-            svg.appendChild(svgEl("text", {x: x(t), y: H - 8, "text-anchor": "middle",
-                                           "font-size": 11}, dur(Math.round(t))));
         }
-        var colours = ["#4c78a8", "#e45756", "#54a24b", "#f58518", "#b279a2", "#72b7b2",
-                       "#eeca3b", "#9d755d"];
-        var legend = document.getElementById("memory-legend"), devices = {};
+        for (var t = 0; t <= span; t += xstep) {
+            svg.appendChild(svgEl("text", {x: x(t), y: H - 8, "text-anchor": "middle",
+                                           "font-size": 11, "class": "xtick"},
+                                  tickText(t, tu, xstep, TIME_NAMES)));
+        }
+        var colours = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#b279a2", "#72b7b2",
+                       "#eeca3b", "#9d755d", "#ff9da6", "#bab0ac"];
+        var legend = document.getElementById("memory-legend"), k = 0;
         series.forEach(function (s) {
-            if (!(s.label in devices)) devices[s.label] = Object.keys(devices).length;
-            var colour = colours[devices[s.label] % colours.length], pts = [], prev = null, peak = 0;
+            var li = el("li");
+            var on = drawn.indexOf(s) >= 0;
+            var text = s.label + " " + s.measure + ": peak " + bytes(s.peak) + " (" + s.count +
+                " points" + (s.points.length < s.count ? ", " + s.points.length + " drawn" : "") +
+                ")";
+            if (!on) {
+                li.className = "empty";
+                li.appendChild(document.createTextNode(text + "; not drawn: under 0.1% of the " +
+                                                       "chart's top"));
+                legend.appendChild(li);
+                return;
+            }
+            var colour = colours[k++ % colours.length], pts = [], prev = null;
             s.points.forEach(function (p) {
                 if (prev !== null) pts.push(x(p[0]).toFixed(1) + "," + y(prev).toFixed(1));
                 pts.push(x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1));
                 prev = p[1];
-                if (p[1] > peak) peak = p[1];
             });
             var line = svgEl("polyline", {points: pts.join(" "), fill: "none", stroke: colour,
                                           "stroke-width": 1.5});
@@ -274,58 +507,64 @@
             line.setAttribute("data-label", s.label);
             line.setAttribute("data-measure", s.measure);
             line.setAttribute("data-n", String(s.points.length));
-            line.setAttribute("data-max", String(peak));
+            line.setAttribute("data-max", String(s.peak));
             svg.appendChild(line);
-            var li = el("li");
-            var sw = el("span", null, "swatch");
-            sw.style.background = colour;
+            var sw = el("span", null, "swatch" + (s.measure === "reserved" ? " dashed" : ""));
+            sw.style.borderColor = colour;
+            sw.style.background = s.measure === "reserved" ? "transparent" : colour;
             li.appendChild(sw);
-            li.appendChild(document.createTextNode(s.label + " " + s.measure + ": peak " +
-                bytes(peak) + " (" + s.count + " points" +
-                (s.points.length < s.count ? ", " + s.points.length + " drawn" : "") + ")"));
+            li.appendChild(document.createTextNode(text));
             legend.appendChild(li);
         });
         box.appendChild(svg);
     }
 
-    // Step time per rank: one bar per input, scaled to the longest mean step.
+    // Each input alone, as its own report breaks its steps down: the mean step and each role's
+    // share of it, with a bar scaled to the longest mean step.
     function ranks() {
         var box = document.getElementById("ranks-view");
-        if (data.ranks.length < 2) {
-            box.appendChild(el("p", "One input: give several (the ranks of a job) to compare " +
-                               "them.", "empty"));
-            return;
-        }
+        if (!box) return;
         var longest = 0;
         data.ranks.forEach(function (r) {
             if (r.mean > longest) longest = r.mean;
         });
-        var t = el("table", null, "ranks");
+        var t = el("table", null, "ranks fit");
         t.id = "ranks-table";
         var head = el("tr");
-        ["rank", "input", "steps", "mean step", "breakdown"].forEach(function (h, i) {
-            head.appendChild(el("th", h, i === 1 || i === 4 ? "text" : null));
-        });
+        var short = ["kernel", "memcpy", "memset", "comm.", "runtime", "loader", "CPU", "other"];
+        [["rank", "num"], ["input", "text input"], ["steps", "num"], ["mean step", "mean"]]
+            .concat(data.steps.roles.map(function (r, i) {
+                return [short[i], "role", r[0] + ": its share of the mean step"];
+            }), [["breakdown", "text"]]).forEach(function (h) {
+                var th = el("th", h[0], h[1]);
+                if (h[2]) th.title = h[2];
+                head.appendChild(th);
+            });
         var thead = el("thead"), tbody = el("tbody");
         thead.appendChild(head);
         t.appendChild(thead);
         data.ranks.forEach(function (r) {
             var tr = el("tr", null, r.slowest ? "slowest" : null);
-            tr.appendChild(el("td", r.rank === null ? "-" : r.rank));
-            tr.appendChild(el("td", r.name + (r.slowest ? "  (slowest)" : ""), "text"));
-            tr.appendChild(el("td", r.used + (r.used !== r.found ? " of " + r.found : "")));
+            var rk = el("td", r.rank === null ? "-" : r.rank);
+            rk.title = rankOf(r);
+            tr.appendChild(rk);
+            var base = r.name.substring(r.name.lastIndexOf("/") + 1) || r.name;
+            var name = el("td", base + (r.slowest ? "  (slowest)" : ""), "text");
+            name.title = r.name;
+            tr.appendChild(name);
+            tr.appendChild(el("td", r.found ? r.used + (r.used !== r.found ? " of " + r.found : "")
+                                            : "-"));
             var m = el("td", r.used ? dur(r.mean) : "-");
             m.setAttribute("data-v", String(r.mean));
             tr.appendChild(m);
-            var cellBar = el("td", null, "text");
-            var bar = el("div", null, "bar");
-            bar.style.width = (longest > 0 ? 100 * r.mean / longest : 0) + "%";
-            r.roles.forEach(function (v, i) {
-                var part = el("div", null, "r" + i);
-                part.style.width = (r.mean > 0 ? 100 * v / r.mean : 0) + "%";
-                part.title = data.steps.roles[i][0] + ": " + dur(v);
-                bar.appendChild(part);
+            r.roles.forEach(function (v) {
+                var c = el("td", r.used ? pct(v, r.mean) : "-");
+                c.setAttribute("data-v", String(v));
+                tr.appendChild(c);
             });
+            var cellBar = el("td", null, "text");
+            var bar = roleBar(r.roles, r.mean, "bar thin");
+            bar.style.width = (longest > 0 ? 100 * r.mean / longest : 0) + "%";
             cellBar.appendChild(bar);
             tr.appendChild(cellBar);
             tbody.appendChild(tr);

@@ -40,11 +40,18 @@ static void html_overview(html_writer *w, csv_buf *b)
     }
     csv_buf_cstr(b, "],");
 
+    /* combined over the inputs as the summary combines them (summary_steps.h) */
     const summary_steps *st = &w->steps;
     html_key(b, "steps");
     csv_buf_printf(b,
-                   "{\"found\":%" PRIu64 ",\"used\":%" PRIu64 ",\"mean\":%" PRId64 ",\"roles\":[",
-                   st->nfound, st->nsteps, st->avg_total);
+                   "{\"found\":%" PRIu64 ",\"used\":%" PRIu64 ",\"mean\":%" PRId64
+                   ",\"inputs\":%" PRIu32 ",\"slowest\":",
+                   st->nfound, st->nsteps, st->avg_total, st->ninputs);
+    if (st->ninputs > 1)
+        csv_buf_printf(b, "%" PRIu32, st->slowest);
+    else
+        csv_buf_cstr(b, "null");
+    csv_buf_printf(b, ",\"what\":\"%s\",\"roles\":[", st->other_names ? "steps" : "ProfilerStep#");
     for (int r = 0; r < SUMMARY_NROLES; r++) {
         if (r) csv_buf_putc(b, ',');
         csv_buf_putc(b, '[');
@@ -62,6 +69,9 @@ static void html_overview(html_writer *w, csv_buf *b)
         w->tmp.len = 0;
         summary_device_label(&w->tmp, w->ctx, d, 0);
         html_json_bytes(b, w->tmp.p, w->tmp.len);
+        /* the device's number (Kineto's "device" arg) finds it in its input's deviceProperties */
+        if (d->by_arg)
+            csv_buf_printf(b, ",\"input\":%" PRIu32 ",\"number\":%" PRId64, d->input, d->number);
         csv_buf_printf(b,
                        ",\"busy\":%" PRId64 ",\"kernels\":%" PRIu64 ",\"kernel_time\":%" PRId64
                        ",\"memcpy\":%" PRIu64 ",\"memcpy_time\":%" PRId64 ",\"memset\":%" PRIu64
@@ -155,7 +165,9 @@ void html_data(html_writer *w, csv_buf *b)
 {
     csv_buf_putc(b, '{');
     html_key(b, "title");
-    html_json_bytes(b, w->title, strlen(w->title));
+    w->tmp.len = 0;
+    html_page_title(w, &w->tmp);
+    html_json_bytes(b, w->tmp.p ? w->tmp.p : "", w->tmp.len);
     csv_buf_putc(b, ',');
     html_overview(w, b);
     html_ops(w, b);

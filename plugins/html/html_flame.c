@@ -1,7 +1,8 @@
 /* The CPU flame graph: the stacks the csv writer's stacks table holds (span self times, or the
- * input's own samples), summed into the flamegraph writer's tree and drawn by its SVG code, so
- * that the graph is the one `-w flamegraph` draws. Spans are coloured by the role of their
- * name's first span. */
+ * input's own samples) of CPU threads only, summed into the flamegraph writer's tree and drawn by
+ * its SVG code, so that the graph is the one `-w flamegraph` draws without its GPU streams'
+ * frames (which the GPU graph shows on the operators that launched them). Spans are coloured by
+ * the role of their name's first span. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height)
     return html_flame_svg(w, w->gpu_tree, &o, b, height);
 }
 
-tconv_status html_flame(html_writer *w, csv_buf *b, int *height)
+void html_flame_build(html_writer *w)
 {
     csv_stack_set set;
     csv_stacks_rows(&w->stacks, &set);
@@ -69,15 +70,19 @@ tconv_status html_flame(html_writer *w, csv_buf *b, int *height)
     }
     free(names);
     free(hues);
+    w->cpu_tree = tree;
+    const char *type = v < set.ntypes ? set.types[v].type : NULL;
+    const char *unit = v < set.ntypes ? set.types[v].unit : NULL;
+    w->cpu_unit = flamegraph_value_unit(type, unit);
+}
+
+tconv_status html_flame(html_writer *w, csv_buf *b, int *height)
+{
     flamegraph_svg_options o = {
         .title = "CPU self time",
         .width = w->flame_width,
         .minwidth = 0.1,
+        .unit = w->cpu_unit,
     };
-    const char *type = v < set.ntypes ? set.types[v].type : NULL;
-    const char *unit = v < set.ntypes ? set.types[v].unit : NULL;
-    o.unit = flamegraph_value_unit(type, unit);
-    tconv_status st = html_flame_svg(w, tree, &o, b, height);
-    flamegraph_tree_free(tree);
-    return st;
+    return html_flame_svg(w, w->cpu_tree, &o, b, height);
 }

@@ -115,3 +115,10 @@ void html_memory(html_writer *w, csv_buf *b)
     csv_buf_cstr(b, "]}");
     free(order);
 }
+
+int html_memory_any(html_writer *w)
+{
+    size_t n;
+    csv_memory_points(w->memory, &n);
+    return n > 0;
+}

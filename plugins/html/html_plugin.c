@@ -9,7 +9,8 @@
 #include "html_writer.h"
 
 static const tconv_option_desc html_options[] = {
-    {"title", TCONV_OPT_STRING, "tconv report", NULL, "the page's heading"},
+    {"title", TCONV_OPT_STRING, NULL, NULL,
+     "the page's heading and tab title (default: the input's file name)"},
     {"width", TCONV_OPT_INT, "1200", "400..100000", "width of the flame graph in pixels"},
     {0},
 };
@@ -24,8 +25,9 @@ static tconv_status html_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
         return TCONV_FATAL;
     }
     html_writer *w = calloc(1, sizeof *w);
-    const char *title = tconv_option_get_string(opts, "title");
-    if (!w || !(w->title = strdup(title))) {
+    const char *title =
+        tconv_option_is_set(opts, "title") ? tconv_option_get_string(opts, "title") : NULL;
+    if (!w || (title && !(w->title = strdup(title)))) {
         free(w);
         tconv_error_set(ctx, "html: out of memory");
         return TCONV_FATAL;
@@ -53,9 +55,17 @@ static void html_hue(html_writer *w, const tconv_span *s)
     tconv_map_put(&w->hue, s->name, 0, hue + 1);
 }
 
+/* The CPU flame graph is CPU time: a GPU stream's work is the GPU graph's. */
+static int html_on_gpu(const html_writer *w, uint32_t track)
+{
+    const tconv_track *t = tconv_track_describe(w->ctx, track);
+    return t && t->kind == TCONV_TRACK_GPU;
+}
+
 static tconv_status html_event(void *state, const tconv_event *ev)
 {
     html_writer *w = state;
+    if (ev->kind == TCONV_EV_METADATA) html_ranks_meta(w, ev);
     csv_memory_event(w->memory, ev);
     switch (tconv_spanwalk_event(w->walk, ev)) {
     case TCONV_WALK_BEGIN:
@@ -71,13 +81,12 @@ static tconv_status html_event(void *state, const tconv_event *ev)
     }
     switch (tconv_spanwalk_event(w->work, ev)) {
     case TCONV_WALK_BEGIN:
-        csv_stacks_span_begin(&w->stacks, w->work);
+        if (!html_on_gpu(w, ev->track)) csv_stacks_span_begin(&w->stacks, w->work);
         break;
     case TCONV_WALK_END: {
         const tconv_span *s = tconv_spanwalk_span(w->work);
-        csv_stacks_span_end(&w->stacks, s);
+        if (!html_on_gpu(w, s->track)) csv_stacks_span_end(&w->stacks, s);
         summary_steps_span(&w->steps, s);
-        html_ranks_span(w, s);
         summary_gpu_span(&w->gpu, s);
         html_hue(w, s);
         break;
@@ -86,7 +95,8 @@ static tconv_status html_event(void *state, const tconv_event *ev)
         if (ev->kind == TCONV_EV_END) w->not_work++;
         break;
     case TCONV_WALK_POINT:
-        if (ev->kind == TCONV_EV_SAMPLE) csv_stacks_sample(&w->stacks, ev);
+        if (ev->kind == TCONV_EV_SAMPLE && !html_on_gpu(w, ev->track))
+            csv_stacks_sample(&w->stacks, ev);
         break;
     default:
         break;
@@ -107,6 +117,7 @@ static tconv_status html_finish(void *state)
     html_launch_finish(w);
     summary_steps_finish(&w->steps);
     summary_gpu_finish(&w->gpu);
+    html_flame_build(w);
     return html_page(w);
 }
 
@@ -128,6 +139,7 @@ static void html_destroy(void *state)
     free(w->calls);
     free(w->kernel_ops);
     if (w->gpu_tree) flamegraph_tree_free(w->gpu_tree);
+    if (w->cpu_tree) flamegraph_tree_free(w->cpu_tree);
     csv_buf_free(&w->page);
     csv_buf_free(&w->tmp);
     free(w->title);
@@ -145,8 +157,9 @@ static const tconv_writer_class html_writer_class = {
     .struct_size = sizeof(tconv_writer_class),
     .name = "html",
     .description =
-        "self-contained HTML report: overview, step breakdown, GPU utilisation, "
-        "advice, operators and kernels tables, CPU flame graph, memory timeline, per-rank steps",
+        "self-contained HTML report: overview, step breakdown and every step's time, GPU "
+        "utilisation, advice, operators and kernels tables, CPU and GPU flame graphs, memory "
+        "timeline, per-rank steps",
     .options = html_options,
     .accepts = TCONV_KINDS_ALL,
     /* Self times, the op tree and the step breakdown need each track ordered and nested. */

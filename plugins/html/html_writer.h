@@ -12,6 +12,7 @@
 #include "csv_memory.h"
 #include "csv_ops.h"
 #include "csv_stacks.h"
+#include "flamegraph_value.h"
 #include "summary_gpu.h"
 #include "summary_steps.h"
 
@@ -45,18 +46,22 @@ typedef struct html_writer {
     csv_kernels *kernels;
     csv_stacks stacks;
     csv_memory *memory;
-    summary_steps steps;
+    summary_steps steps; /* per input, then combined: the ranks' comparison too */
     summary_gpu gpu;
-    /* With several inputs (ranks), each one's steps alone as well: the per-rank comparison. */
-    summary_steps *rank_steps;
-    size_t nranks, ranks_cap;
-    int per_rank; /* 0: not known yet; 1: one input; 2: several */
+    /* What each input says of its job and devices, as it wrote it (JSON text, parsed by the
+     * page): Kineto's distributedInfo and deviceProperties. By input; 0: none. */
+    struct html_info {
+        tconv_str dist, devices;
+    } * info;
+    size_t ninfo, info_cap;
     /* kernels and the operators that launched them (html_launch.c) */
     html_kernel_call *calls; /* until the end */
     size_t ncalls, calls_cap;
     html_kernel_op *kernel_ops; /* by kernel name id, then time */
     size_t nkernel_ops;
     struct flamegraph_tree *gpu_tree; /* device time on the operators that launched it */
+    struct flamegraph_tree *cpu_tree; /* CPU self time: the stacks of CPU threads only */
+    flamegraph_unit cpu_unit;
     tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
     uint64_t not_work; /* spans left out of the work walk */
     csv_buf page, tmp;
@@ -69,13 +74,15 @@ void html_json_bytes(csv_buf *b, const char *s, size_t n);
 /* html_data.c: the page's data, one JSON object. */
 void html_data(html_writer *w, csv_buf *b);
 
-/* html_flame.c: the CPU self-time flame graph as an SVG in b; its height in pixels. */
+/* html_flame.c: the CPU self-time tree (w->cpu_tree) from the stacks of CPU threads; then
+ * either graph as an SVG in b, and its height in pixels. */
+void html_flame_build(html_writer *w);
 tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
-/* The GPU time flame graph (w->gpu_tree) the same way. */
 tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height);
 
-/* html_ranks.c: "ranks":[...], each input's steps, slowest first marked. */
-void html_ranks_span(html_writer *w, const tconv_span *s);
+/* html_ranks.c: "ranks":[...], each input's steps alone (its breakdown as its own report gives
+ * it, and every step's time), the slowest marked; and what each input says of its job. */
+void html_ranks_meta(html_writer *w, const tconv_event *ev);
 void html_ranks(html_writer *w, csv_buf *b);
 void html_ranks_free(html_writer *w);
 
@@ -87,9 +94,14 @@ void html_launch_json(html_writer *w, csv_buf *b, tconv_str kernel);
 /* html_memory.c: "memory":{...}, the memory chart's series. */
 #define HTML_MEMORY_BUCKETS 500
 void html_memory(html_writer *w, csv_buf *b);
+/* Whether the trace has memory events at all. */
+int html_memory_any(html_writer *w);
 
 /* html_page.c */
 tconv_status html_page(html_writer *w);
+/* The report's title: -W title, else the input's file name (two, or the first and how many
+ * more), into b. */
+void html_page_title(html_writer *w, csv_buf *b);
 
 /* The page's script and style, generated from html.js and html.css (NUL-terminated). */
 extern const char html_script[];

@@ -300,22 +300,88 @@ static void summary_gpus(summary *s, int64_t span)
     }
 }
 
+/* Several inputs: the ranks of a job, each broken down alone. */
+static void summary_breakdown_inputs(summary *s)
+{
+    const summary_steps *st = &s->steps;
+    csv_buf *b = &s->buf;
+    summary_cell c1, c2;
+    static const char *const heads[SUMMARY_NROLES] = {"kernel",  "memcpy", "memset", "comm",
+                                                      "runtime", "loader", "CPU",    "other"};
+    csv_buf_cstr(b, "\nSteps per input (each input alone, as its own report gives them)\n");
+    csv_buf_printf(b, "  %5s %5s %9s %12s", "input", "rank", "steps", "mean step");
+    for (int r = 0; r < SUMMARY_NROLES; r++)
+        csv_buf_printf(b, " %7s", heads[r]);
+    csv_buf_cstr(b, "  name\n");
+    uint32_t n = tconv_ctx_input_count(s->ctx);
+    for (uint32_t i = 0; i < n; i++) {
+        const summary_steps_input *in = summary_steps_of(st, i);
+        int64_t rank;
+        if (tconv_ctx_rank(s->ctx, i, &rank))
+            snprintf(c1, sizeof c1, "%" PRId64, rank);
+        else
+            snprintf(c1, sizeof c1, "-");
+        csv_buf_printf(b, "  %5" PRIu32 " %5s", i, c1);
+        if (!in || !in->nsteps) {
+            csv_buf_printf(b, " %9s %12s", in && in->nfound ? "0" : "-", "-");
+            for (int r = 0; r < SUMMARY_NROLES; r++)
+                csv_buf_printf(b, " %7s", "-");
+        } else {
+            if (in->nfound != in->nsteps)
+                snprintf(c2, sizeof c2, "%" PRIu64 " of %" PRIu64, in->nsteps, in->nfound);
+            else
+                snprintf(c2, sizeof c2, "%" PRIu64, in->nsteps);
+            csv_buf_printf(b, " %9s %12s", c2, summary_dur(in->avg_total, c1, sizeof c1));
+            for (int r = 0; r < SUMMARY_NROLES; r++)
+                csv_buf_printf(
+                    b, " %7s",
+                    summary_pct((double)in->avg[r], (double)in->avg_total, c2, sizeof c2));
+        }
+        const char *name = tconv_ctx_input_name(s->ctx, i);
+        csv_buf_cstr(b, "  ");
+        summary_name(b, name ? name : "", name ? strlen(name) : 0,
+                     s->width ? 2 * s->width : SIZE_MAX, 1);
+        if (st->ninputs > 1 && i == st->slowest) csv_buf_cstr(b, "  (slowest)");
+        csv_buf_putc(b, '\n');
+    }
+}
+
 static void summary_breakdown(summary *s)
 {
     const summary_steps *st = &s->steps;
     if (!st->nsteps) return;
     csv_buf *b = &s->buf;
     summary_cell c1, c2;
+    int several = tconv_ctx_input_count(s->ctx) > 1;
     csv_buf_printf(b, "\nStep time breakdown (%" PRIu64, st->nsteps);
     if (st->nfound != st->nsteps) csv_buf_printf(b, " of %" PRIu64, st->nfound);
-    csv_buf_cstr(b, " ProfilerStep#");
+    csv_buf_cstr(b, st->other_names ? (st->nfound == 1 ? " step" : " steps") : " ProfilerStep#");
     if (st->nfound != st->nsteps)
         csv_buf_cstr(b, ", trailing steps with too little device work left out");
-    csv_buf_printf(b, "; mean step %s)\n", summary_dur(st->avg_total, c1, sizeof c1));
+    if (several) {
+        int64_t rank;
+        csv_buf_printf(b, " in %" PRIu32 " input%s; mean over them of each one's mean step %s",
+                       st->ninputs, st->ninputs == 1 ? "" : "s",
+                       summary_dur(st->avg_total, c1, sizeof c1));
+        if (st->ninputs > 1) {
+            csv_buf_cstr(b, "; slowest ");
+            if (tconv_ctx_rank(s->ctx, st->slowest, &rank))
+                csv_buf_printf(b, "rank %" PRId64 " (input %" PRIu32 ")", rank, st->slowest);
+            else
+                csv_buf_printf(b, "input %" PRIu32, st->slowest);
+            csv_buf_printf(
+                b, ", %s",
+                summary_dur(summary_steps_of(st, st->slowest)->avg_total, c1, sizeof c1));
+        }
+        csv_buf_cstr(b, ")\n");
+    } else {
+        csv_buf_printf(b, "; mean step %s)\n", summary_dur(st->avg_total, c1, sizeof c1));
+    }
     for (int r = 0; r < SUMMARY_NROLES; r++)
         csv_buf_printf(b, "  %-14s %12s %7s\n", summary_role_names[r],
                        summary_dur(st->avg[r], c1, sizeof c1),
                        summary_pct((double)st->avg[r], (double)st->avg_total, c2, sizeof c2));
+    if (several) summary_breakdown_inputs(s);
 }
 
 /* The recommendations, each under a bullet; no heading when there is none. */

@@ -28,6 +28,29 @@ want "ProfilerStep#2 600000" "ProfilerStep#2;aten::mm 200000" "ProfilerStep#3 90
 # A user's step pattern.
 ARGS="--steps 7 --step-name 'iter '"; fold --steps 7 --step-name "iter "
 want "ProfilerStep#3;iter 7 100000" "aten::add 100000"
+# The name alone: the separator before the number is not part of it.
+ARGS="--steps 7 --step-name iter"; fold --steps 7 --step-name iter
+want "ProfilerStep#3;iter 7 100000" "aten::add 100000"
+# Spans named just so are steps too, counted from 1 in the order they start (not the file's),
+# and a name that merely begins so is none ("iteration_bwd").
+cat >"$TMP/bare.json" <<'JSON'
+[{"ph":"X","name":"iteration","pid":1,"tid":1,"ts":600,"dur":400},
+ {"ph":"X","name":"iteration","pid":1,"tid":1,"ts":0,"dur":100},
+ {"ph":"X","name":"iteration","pid":1,"tid":1,"ts":200,"dur":300},
+ {"ph":"X","name":"iteration_bwd","pid":1,"tid":1,"ts":250,"dur":50},
+ {"ph":"X","name":"iteration#9","pid":1,"tid":1,"ts":1100,"dur":100}]
+JSON
+expect_rc 0 "$TCONV" -q -w folded -W unit=ns --steps 2 --step-name iteration -o "$TMP/f" "$TMP/bare.json"
+ARGS="bare --steps 2 --step-name iteration"
+want "iteration 250000" "iteration;iteration_bwd 50000"
+expect_rc 0 "$TCONV" -q -w folded -W unit=ns --steps 9 --step-name iteration -o "$TMP/f" "$TMP/bare.json"
+ARGS="bare --steps 9 --step-name iteration"
+want "iteration#9 100000"
+# A name that matches nothing is said, not silently an empty breakdown or selection.
+expect_rc 0 "$TCONV" -w summary --step-name iterashun -o "$TMP/s" "$TMP/bare.json"
+expect_grep "$TMP/err" "--step-name 'iterashun' matched no span"
+expect_rc 0 "$TCONV" -w summary --step-name iteration -o "$TMP/s" "$TMP/bare.json"
+! grep -q "matched no span" "$TMP/err" || fail "--step-name iteration: warned though it matched"
 
 # Inputs: the second copy only (0-based).
 expect_rc 0 "$TCONV" -q -w text-ordered --input 1 -o "$TMP/t" "$IN" "$DATA/roles/lanes.json"

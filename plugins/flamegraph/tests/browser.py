@@ -9,9 +9,14 @@ exactly the frames whose names match and shows their share counted once; ?x=&y= 
 frame spans the width, its ancestors stay as parents, the rest hides); a term that is not a
 regular expression is matched as text; the hostile names stay text (no element, attribute or
 script of theirs exists in the DOM); a differential graph draws every frame of the file, grown
-frames red, shrunk ones blue and unchanged ones white, and searches its names. Screenshots go to WORKDIR as artifacts.
+frames red, shrunk ones blue and unchanged ones white, and searches its names. Search is the
+graph's own text box: text typed into it (over the DevTools protocol, as keystrokes) highlights
+the matching frames as it comes, Escape clears it, and no dialog is ever opened nor anything
+written on the console; the legend names the colour classes drawn. Screenshots go to WORKDIR as
+artifacts.
 Exit 0 when all hold, 1 when one fails, 77 when chromium cannot run here.
 """
+import json
 import os
 import pathlib
 import re
@@ -154,6 +159,64 @@ def self_contained(svg):
             fail("%s: its style refers outside the file" % svg)
 
 
+TYPE_JS = """(function () {
+  var m = document.getElementById('matched');
+  var t = document.getElementById('term');
+  return {value: t ? t.value : null, matched: m.getAttribute('data-v'),
+          text: m.textContent, focused: document.activeElement && document.activeElement.id,
+          hits: Array.from(document.querySelectorAll('#frames > g.match')).map(function (g) {
+            return g.querySelector('title').textContent; })};
+})()"""
+
+
+def check_typing(binary, workdir, svg):
+    """Keystrokes into the search box highlight as they come; Escape clears; no dialog."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "html", "tests"))
+    import cdp
+    before = frames_of(ET.parse(svg).getroot())
+    b = cdp.Chromium(binary, workdir)
+    try:
+        s = b.open_page()
+        b.send("Page.navigate", {"url": pathlib.Path(svg).resolve().as_uri()}, session=s)
+        for _ in range(100):
+            b.pump(0.1)
+            if b.evaluate(s, "document.documentElement.getAttribute('data-ready')") == "1":
+                break
+        # Ctrl+F gives the box the focus, as flamegraph.pl's graphs do
+        for kind in ("rawKeyDown", "keyUp"):
+            b.send("Input.dispatchKeyEvent", {"type": kind, "key": "f", "code": "KeyF",
+                                              "windowsVirtualKeyCode": 70, "modifiers": 2},
+                   session=s)
+        b.send("Input.insertText", {"text": "aten"}, session=s)
+        got = b.evaluate(s, TYPE_JS)
+        want = [f for f in before if "aten" in f["name"]]
+        if got["focused"] != "term" or got["value"] != "aten" or \
+                sorted(got["hits"]) != sorted(f["title"] for f in want) or \
+                got["matched"] != str(covered(want)):
+            fail("typing 'aten' into the search box: %s, expected %d frames, %d"
+                 % (got, len(want), covered(want)))
+        for kind in ("rawKeyDown", "keyUp"):
+            b.send("Input.dispatchKeyEvent", {"type": kind, "key": "Escape", "code": "Escape",
+                                              "windowsVirtualKeyCode": 27}, session=s)
+        got = b.evaluate(s, TYPE_JS)
+        if got["value"] != "" or got["hits"] or got["matched"] is not None:
+            fail("Escape did not clear the search: %s" % got)
+        for e in b.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m in ("Runtime.consoleAPICalled", "Runtime.exceptionThrown",
+                     "Page.javascriptDialogOpening") or \
+                    (m == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning")):
+                fail("typing: %s %s" % (m, json.dumps(p)[:300]))
+        print("typing: 'aten' highlights %d frames, Escape clears" % len(want))
+    except TimeoutError as e:
+        dialogs = [m for m in b.events if m.get("method") == "Page.javascriptDialogOpening"]
+        fail("typing: the page stopped answering (%s)%s" % (e, ", a dialog opened: %s" % dialogs[0]
+                                                            if dialogs else ""))
+    finally:
+        b.close()
+
+
 def main():
     binary, workdir, small, icicle, hostile, diff = sys.argv[1:7]
     corpus = sys.argv[7] if len(sys.argv) > 7 else None
@@ -202,12 +265,17 @@ def main():
     if dom is not None:
         check_ready("hostile", dom)
         check_search("hostile <script>", dom, before, lambda n: "<script>" in n)
+        own_box = [e for e in dom.iter() if e.get("id") == "searchbox"]
         for e in dom.iter():
             tag = e.tag.split("}")[-1]
             if any(k == "data-pwned" or k.lower().startswith("on") for k in e.attrib):
                 fail("hostile: an element carries %s" % sorted(e.attrib))
-            if tag in ("img", "foreignObject", "body", "svg") and e is not dom:
+            if tag in ("img", "foreignObject", "body", "svg") and e is not dom and \
+                    e not in own_box:
                 fail("hostile: a <%s> element appeared" % tag)
+        if len(own_box) != 1 or [c.tag.split("}")[-1] for c in own_box[0].iter()] != \
+                ["foreignObject", "input"]:
+            fail("hostile: the search box is not the graph's one input")
         if len([e for e in dom.iter() if e.tag.split("}")[-1] == "script"]) != 1:
             fail("hostile: more than the graph's own script")
         names = sorted(f["title"] for f in frames_of(dom))
@@ -246,7 +314,16 @@ def main():
         if len(check_search("diff aten::", dom, before, lambda n: "aten::" in n)) != 3:
             fail("diff aten::: expected aten::linear, aten::addmm and aten::relu")
 
-    # 5. screenshots, kept as artifacts
+    # 5. search by typing into the graph's own box, over the DevTools protocol
+    check_typing(binary, workdir, small)
+
+    # 6. the legend names the colour classes of the frames drawn
+    legend = by_id(ET.parse(small).getroot(), "legend")
+    names = [t.text for t in legend.iter(NS + "text")] if legend is not None else []
+    if names[:3] != ["CPU", "Python", "annotation, step"] or "kernel" not in names:
+        fail("small: the legend says %s" % names)
+
+    # 7. screenshots, kept as artifacts
     shots = [(small, "flamegraph-small.png"), (diff, "flamegraph-diff.png")]
     if corpus:
         shots.append((corpus, "flamegraph-kineto.png"))

@@ -97,6 +97,22 @@ agree small-minwidth 0.1 "$dir/data/small.tevt"
 agree small-wide-minwidth 5 "$dir/data/small.tevt"
 agree kineto 0 "$data/gpu/kineto.json"
 agree kineto-gpu 0 -W value=gpu "$data/gpu/kineto.json"
+# a GPU stream's work sits under a frame naming its device and stream, as in pprof; no kernel at
+# the root beside the CPU's stacks
+T -w flamegraph -W minwidth=0 "$data/gpu/kineto.json" >"$tmp/k.svg"
+if python3 - "$tmp/k.svg" <<'PY'; then ok; else bad "GPU stream root frames"; fi
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+frames = [g for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("data-o") is not None]
+ys = sorted({int(g.find(ns + "rect").get("y")) for g in frames}, reverse=True)
+top = [g.find(ns + "title").text for g in frames if int(g.find(ns + "rect").get("y")) == ys[1]]
+streams = [g.find(ns + "title").text for g in frames if g.get("data-stream") == "1"]
+names = sorted(t[: t.rfind(" (")] for t in streams)
+if names != ["0/stream 7", "0/stream 7 #2", "0/stream 8"] or \
+        any(t.startswith(("sgemm", "relu_kernel", "orphan_kernel", "Memcpy")) for t in top):
+    print("stream roots %s, frames at the root: %s" % (streams, top))
+    sys.exit(1)
+PY
 agree hostile 0 "$dir/data/hostile.json"
 # selection is a core stage before the writer: the graph shows only what it kept
 agree steps-2 0 --steps 2 "$data/roles/steps.json"

@@ -66,8 +66,33 @@ TABLES_JS = """(function () {
         return td.hasAttribute('data-v') ? td.getAttribute('data-v') : td.textContent; });
     });
   }
-  return {ops: rows('ops'), kernels: rows('kernels-table')};
+  function cols(id) {
+    return Array.from(document.querySelectorAll('#' + id + ' thead th')).map(function (th) {
+      return th.getAttribute('data-col'); });
+  }
+  // what a reader sees: numbers with float noise, and whether the kernels table fits its box
+  var kt = document.getElementById('kernels-table');
+  var noisy = Array.from(document.querySelectorAll('td')).filter(function (td) {
+    return td.offsetParent !== null && !td.classList.contains('text') &&
+      /\\d\\.\\d{4,}/.test(td.textContent); }).map(function (td) {
+    return td.textContent; });
+  return {ops: rows('ops'), kernels: rows('kernels-table'), opsCols: cols('ops'),
+          kernelsCols: cols('kernels-table'), noisy: noisy.slice(0, 5),
+          fits: kt ? [kt.parentNode.scrollWidth, kt.parentNode.clientWidth] : null,
+          firstCols: kt ? cols('kernels-table').slice(0, 2) : null};
 })()"""
+
+
+def by_columns(label, rows, cols, text):
+    """The page's rows as the csv's columns: each page column says which csv column it is."""
+    header = list(csv.reader(io.StringIO(text, newline="")))[0]
+    missing = [c for c in header if c not in cols and c not in ("mean_ns", "host_mean_ns")]
+    if missing:
+        fail("%s: csv columns %s are not in the page" % (label, missing))
+    keep = [c for c in header if c in cols]
+    return [[r[cols.index(c)] for c in keep] for r in rows], \
+        [[row[header.index(c)] for c in keep] for row in
+         list(csv.reader(io.StringIO(text, newline="")))[1:]]
 
 FLAME_JS = """(function () {
   var s = document.documentElement;
@@ -81,7 +106,7 @@ FLAME_JS = """(function () {
           frames: Array.from(document.querySelectorAll('#frames > g')).map(function (g) {
             return [g.querySelector('title').textContent, g.getAttribute('data-o'),
                     g.getAttribute('data-v'), g.querySelector('rect').getAttribute('width'),
-                    g.querySelector('rect').getAttribute('y')];
+                    g.querySelector('rect').getAttribute('y'), g.getAttribute('data-stream')];
           })};
 })()"""
 
@@ -175,7 +200,17 @@ def check_memory(b, s, tconv, inp, name):
         fail("%s memory: series %s in the page, %s in the csv" % (name, sorted(got), sorted(want)))
         return
     lines = {(l[0], l[1]): l for l in m["lines"]}
+    top = max([v for pts in want.values() for _, v in pts] + [0])
     for key, pts in want.items():
+        # a series whose peak is under a thousandth of the top would lie on the axis: listed,
+        # not drawn
+        if max(v for _, v in pts) * 1000 < top or max(v for _, v in pts) <= 0:
+            if key in lines:
+                fail("%s memory %s: drawn, though its peak is a line on the axis" % (name, key))
+            else:
+                print("%s memory %s: peak %g beside %g, not drawn" % (name, "/".join(key),
+                                                                      max(v for _, v in pts), top))
+            continue
         page = [(p[0], float(p[1])) for p in got[key]["points"]]
         if got[key]["count"] != len(pts):
             fail("%s memory %s: %d points counted, %d csv rows" % (name, key, got[key]["count"],
@@ -198,7 +233,110 @@ def check_memory(b, s, tconv, inp, name):
 
 
 RANKS_JS = """Array.from(document.querySelectorAll('#ranks-table tbody tr')).map(function (tr) {
-  return [tr.className, tr.children[3].getAttribute('data-v'), tr.children[1].textContent]; })"""
+  return [tr.className].concat(Array.from(tr.children).map(function (td) {
+    return td.textContent; })); })"""
+
+STEPS_JS = """(function () {
+  var several = document.querySelectorAll('#steps-table thead th').length > 4;
+  return {overview: Array.from(document.querySelectorAll('#trace dt')).map(function (dt) {
+            return [dt.textContent, dt.nextSibling.textContent]; }),
+          steps: Array.from(document.querySelectorAll('#steps-table tbody tr')).map(function (tr) {
+            var c = tr.children, k = several ? 2 : 0;
+            return [several ? c[1].textContent : '0', c[k].textContent,
+                    +c[k + 2].getAttribute('data-v')]; })};
+})()"""
+
+ROLES = ("kernel", "memcpy", "memset", "communication", "runtime", "data loader",
+         "CPU execution", "other")
+
+
+def summary_of(tconv, *inp):
+    """The -w summary report's step breakdown: (header, {role: (time, pct)})."""
+    import re
+    text = run(tconv, "-w", "summary", *inp)
+    m = re.search(r"^Step time breakdown \((.*)\)\n((?:  .*\n)+)", text, re.M)
+    if not m:
+        return None, {}
+    rows = {}
+    for line in m.group(2).splitlines():
+        r = re.match(r"  (.{14}) +(\S+ \S+) +(\S+)$", line)
+        if r:
+            rows[r.group(1).strip()] = (r.group(2), r.group(3))
+    return m.group(1), rows
+
+
+def check_steps(b, s, tconv, name, inp):
+    """The overview's steps say what -w summary says, and every step's time is listed: per
+    input, the steps' mean is that input's mean step."""
+    import re
+    got = b.evaluate(s, STEPS_JS)
+    head, _ = summary_of(tconv, *inp)
+    row = dict(got["overview"]).get("Steps", "")
+    if head is None:
+        if not row.startswith("none"):
+            fail("%s steps: the summary has no breakdown, the page says %r" % (name, row))
+        return
+    mean = re.search(r"mean step (\d+(?:\.\d+)? [a-z]+)", head)
+    want = mean.group(1) if mean else None
+    if not want or want not in row:
+        fail("%s steps: the page says %r, the summary (%s)" % (name, row, head))
+    for i, one in enumerate(inp):
+        h, _ = summary_of(tconv, one)
+        durs = [x[2] for x in got["steps"] if x[0] == str(i)]
+        if h is None:
+            if durs:
+                fail("%s steps: input %d has no steps alone, %d in the page" % (name, i, len(durs)))
+            continue
+        m = re.search(r"^(\d+)", h)
+        alone = re.search(r"mean step (\d+(?:\.\d+)? [a-z]+)", h).group(1)
+        if not durs or len(durs) != int(m.group(1)):
+            fail("%s steps: input %d lists %d steps, its summary %s" % (name, i, len(durs), h))
+            continue
+        from_page = sum(durs) // len(durs)
+        if dur_text(from_page) != alone:
+            fail("%s steps: input %d's steps average %s, its summary's mean step %s"
+                 % (name, i, dur_text(from_page), alone))
+    print("%s steps: %s; %d steps listed" % (name, row, len(got["steps"])))
+
+
+def dur_text(ns):
+    """summary_dur's text."""
+    a = abs(ns)
+    if a < 1000:
+        return "%d ns" % ns
+    for scale, unit in ((1000000000, "s"), (1000000, "ms"), (1000, "us")):
+        if a >= scale:
+            break
+    milli = a // 1000000 + (a % 1000000 >= 500000) if scale == 1000000000 else \
+        (a * 1000 + scale // 2) // scale
+    return "%s%d.%03d %s" % ("-" if ns < 0 else "", milli // 1000, milli % 1000, unit)
+
+
+def check_ranks(b, s, tconv, work, name, inp):
+    """One row per input: its mean step and each role's share as -w summary gives them for
+    that input alone; the slowest marked."""
+    rows = b.evaluate(s, RANKS_JS)
+    if len(rows) != len(inp):
+        fail("%s ranks: %d rows for %d inputs" % (name, len(rows), len(inp)))
+        return
+    means = []
+    for i, one in enumerate(inp):
+        head, roles = summary_of(tconv, one)
+        if head is None:
+            means.append(-1)
+            continue
+        import re
+        want = [re.search(r"mean step (\d+(?:\.\d+)? [a-z]+)", head).group(1)] + \
+            [roles[r][1] for r in ROLES]
+        page = [rows[i][4]] + rows[i][5:13]
+        if page != want:
+            fail("%s ranks: input %d shows %s, -w summary of it alone %s" % (name, i, page, want))
+        means.append(page_data_mean(tconv, work, name, i, one))
+    want = [i for i, m in enumerate(means) if m == max(means)][:1]
+    got = [i for i, r in enumerate(rows) if "slowest" in r[0].split()]
+    if got != want or "(slowest)" not in rows[want[0]][2]:
+        fail("%s ranks: rows %s marked slowest, expected %s" % (name, got, want))
+    print("%s ranks: mean steps %s as each input's summary, slowest input %s" % (name, means, want))
 
 
 def page_data(path):
@@ -209,24 +347,10 @@ def page_data(path):
                                 text, re.S).group(1))
 
 
-def check_ranks(b, s, tconv, work, name, inp):
-    rows = b.evaluate(s, RANKS_JS)
-    if len(rows) != len(inp):
-        fail("%s ranks: %d rows for %d inputs" % (name, len(rows), len(inp)))
-        return
-    means = []
-    for i, one in enumerate(inp):
-        alone = os.path.join(work, "%s-input%d.html" % (name, i))
-        run(tconv, "-o", alone, one)
-        means.append(page_data(alone)["steps"]["mean"])
-        if rows[i][1] != str(means[-1]):
-            fail("%s ranks: input %d has mean step %s, %d in its own report" % (name, i, rows[i][1],
-                                                                                means[-1]))
-    want = [i for i, m in enumerate(means) if m == max(means)][:1]
-    got = [i for i, r in enumerate(rows) if "slowest" in r[0].split()]
-    if got != want or "(slowest)" not in rows[want[0]][2]:
-        fail("%s ranks: rows %s marked slowest, expected %s" % (name, got, want))
-    print("%s ranks: mean steps %s, slowest input %s" % (name, means, want))
+def page_data_mean(tconv, work, name, i, one):
+    alone = os.path.join(work, "%s-input%d.html" % (name, i))
+    run(tconv, "-o", alone, one)
+    return page_data(alone)["steps"]["mean"]
 
 
 def load_trace(path):
@@ -367,12 +491,186 @@ def check_gpu_graph(tconv, work, name, inp, gpu):
           % (name, total, len(drawn)))
 
 
+def frame_paths(frames):
+    """Each frame's stack, rebuilt from the geometry: (path -> summed value, frames under a GPU
+    stream's root). frames: [name, offset, value, y, stream]."""
+    import bisect
+    if not frames:
+        return {}, 0
+    root_y = max(f[3] for f in frames)
+    levels = {}
+    for f in frames:
+        levels.setdefault((root_y - f[3]) // 16, []).append(f)
+    paths, gpu, info = {}, 0, {}
+    for d in sorted(levels):
+        row = sorted(levels[d], key=lambda f: f[1])
+        starts = [p[1] for p in sorted(levels.get(d - 1, []), key=lambda f: f[1])]
+        parents = sorted(levels.get(d - 1, []), key=lambda f: f[1])
+        for f in row:
+            if d == 0:
+                info[id(f)] = ((), False)
+                continue
+            i = bisect.bisect_right(starts, f[1]) - 1
+            path, under = info[id(parents[i])]
+            under = under or bool(f[4])
+            path = path + (f[0],)
+            info[id(f)] = (path, under)
+            if under:
+                if f[4]:
+                    gpu += f[2]
+                continue
+            paths[path] = paths.get(path, 0) + f[2]
+    return paths, gpu
+
+
+def svg_file_frames(path):
+    root = ET.parse(path).getroot()
+    box = [g for g in root.iter(NS + "g") if g.get("id") == "frames"][0]
+    out = []
+    for g in box:
+        t = g.find(NS + "title").text or ""
+        out.append([t[: t.rfind(" (")], int(g.get("data-o")), int(g.get("data-v")),
+                    int(g.find(NS + "rect").get("y")), g.get("data-stream") == "1"])
+    return int(root.get("data-total")), float(root.get("data-inner")), out
+
+
+def check_cpu_graph(tconv, work, name, inp, flame, kernels):
+    """The CPU graph is -w flamegraph's without its GPU streams: each stack's value the same,
+    every stack wide enough drawn, no GPU work in it."""
+    svg = os.path.join(work, name + "-all.svg")
+    run(tconv, "-o", svg, "-W", "minwidth=0", *inp)
+    total, _, frames = svg_file_frames(svg)
+    want, gpu = frame_paths(frames)
+    cpu_total = total - gpu
+    if cpu_total <= 0:
+        if flame:
+            fail("%s: a CPU flame graph without CPU time" % name)
+        return
+    if not flame or flame["ready"] != "1":
+        fail("%s: the CPU flame graph's script did not run (%s)" % (name, flame and flame["ready"]))
+        return
+    if flame["total"] != str(cpu_total):
+        fail("%s: CPU flame graph total %s, -w flamegraph's %d less its GPU streams' %d"
+             % (name, flame["total"], total, gpu))
+    page = [[f[0][: f[0].rfind(" (")], int(f[1]), int(f[2]), int(f[4]), f[5] == "1"]
+            for f in flame["frames"]]
+    got, gpu_in_page = frame_paths(page)
+    scale = float(flame["inner"]) / cpu_total
+    for k in sorted(set(got) | set(want)):
+        if k in got and got[k] != want.get(k):
+            fail("%s: CPU graph %s is %s, -w flamegraph's %s" % (name, ";".join(k), got[k],
+                                                                  want.get(k)))
+            break
+        if k not in got and want[k] * scale >= 0.1:
+            fail("%s: CPU graph lacks %s (%d)" % (name, ";".join(k), want[k]))
+            break
+    names = {f[0] for f in page}
+    if gpu_in_page or names & set(kernels):
+        fail("%s: GPU work in the CPU graph: %s" % (name, sorted(names & set(kernels))[:3]))
+    root = [f for f in flame["frames"] if f[1] == "0" and f[0].startswith("all (")]
+    if not root or abs(float(root[0][3]) - float(flame["inner"])) > 0.05:
+        fail("%s: the root frame %s does not span %s px" % (name, root, flame["inner"]))
+    if flame["pwned"] != "undefined" or flame["handlers"] or flame["scripts"] != 1:
+        fail("%s: the flame graph ran or holds markup of the trace: %s"
+             % (name, {k: flame[k] for k in ("pwned", "handlers", "scripts")}))
+    print("%s: CPU graph %d of -w flamegraph's %d (GPU streams %d), %d frames"
+          % (name, cpu_total, total, gpu, len(page)))
+
+
+SEARCH_JS = """(function () {
+  var t = document.getElementById('term'), m = document.getElementById('matched');
+  return {value: t ? t.value : null, matched: m ? m.getAttribute('data-v') : null,
+          focused: document.activeElement ? document.activeElement.id : null,
+          hits: Array.from(document.querySelectorAll('#frames > g.match')).map(function (g) {
+            return g.querySelector('title').textContent; })};
+})()"""
+
+
+def check_search(b, session, name, graph, label):
+    """Typing into a report graph's own search box highlights the frames whose name holds the
+    text: the graph is in a sandboxed frame, where no dialog may open."""
+    frames = graph["frames"]
+    if not frames:
+        return
+    import re
+    words = sorted({w for f in frames if not f[0].startswith("all (")
+                    for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{3,}", f[0][: f[0].rfind(" (")])})
+    term = words[len(words) // 2][:5] if words else "all"
+    try:
+        b.evaluate(session, "document.getElementById('term') && "
+                            "document.getElementById('term').focus()")
+        b.send("Input.insertText", {"text": term}, session=session, timeout=20)
+        got = b.evaluate(session, SEARCH_JS, timeout=20)
+    except (TimeoutError, RuntimeError) as e:
+        fail("%s %s graph: search did not answer: %s" % (name, label, e))
+        return
+    import re
+    want = [f[0] for f in frames if re.search(re.escape(term), f[0][: f[0].rfind(" (")])]
+    if got["value"] != term or sorted(got["hits"]) != sorted(want) or not want:
+        fail("%s %s graph: typing %r highlights %d frames (%s), expected %d"
+             % (name, label, term, len(got["hits"]), got["value"], len(want)))
+    else:
+        print("%s %s graph: typing %r highlights %d frames" % (name, label, term, len(want)))
+
+
+SECTIONS_JS = """(function () {
+  function has(id) { return !!document.getElementById(id); }
+  return {title: document.title, kernels: has('kernels'), cpu: has('flame-cpu'),
+          gpu: has('flame-gpu'), memory: has('memory'), ranks: has('ranks'),
+          gpus: !document.getElementById('gpus-part').classList.contains('hidden'),
+          nav: Array.from(document.querySelectorAll('nav a')).map(function (a) {
+            return a.getAttribute('href'); }),
+          empty: Array.from(document.querySelectorAll('.empty')).filter(function (e) {
+            return e.offsetParent !== null; }).map(function (e) { return e.textContent; })};
+})()"""
+
+
+def check_sections(b, s, tconv, name, inp, graphs):
+    """Sections without data are left out (with their links); the tab says which trace."""
+    got = b.evaluate(s, SECTIONS_JS)
+    d = b.evaluate(s, "JSON.parse(document.getElementById('data').textContent)")
+    want = {"kernels": len(d["kernels"]) > 0, "gpu": len(d["gpus"]) > 0,
+            "memory": len(d["memory"]["series"]) > 0, "ranks": len(inp) > 1}
+    for k, on in want.items():
+        if k == "gpu":
+            on = on and "GPU time by launching operator" in graphs
+        if got[k] != on:
+            fail("%s: section %s %s" % (name, k, "missing" if on else "shown without data"))
+    if got["gpus"] != (len(d["gpus"]) > 0):
+        fail("%s: GPU utilisation shown %s with %d GPUs" % (name, got["gpus"], len(d["gpus"])))
+    for g, frame in graphs.items():
+        if g and frame.get("total") == "0":
+            fail("%s: a flame graph without samples: %s" % (name, g))
+    base = os.path.basename(inp[0])
+    if not got["title"].startswith(base) or not got["title"].endswith(" - tconv report"):
+        fail("%s: the tab is titled %r, not after %s" % (name, got["title"], base))
+    links = {"#kernels": got["kernels"], "#flame-gpu-section": got["gpu"],
+             "#memory": got["memory"], "#ranks": got["ranks"]}
+    for href, on in links.items():
+        if (href in got["nav"]) != on:
+            fail("%s: the link to %s is %s" % (name, href, "there" if not on else "missing"))
+    # the devices by name, as each input's deviceProperties says them
+    import json
+    for g in d["gpus"]:
+        if "number" not in g:
+            continue
+        props = json.loads(d["ranks"][g["input"]]["devices"] or "[]")
+        named = [p["name"] for p in props if isinstance(p, dict) and p.get("id") == g["number"]]
+        overview = dict(b.evaluate(s, STEPS_JS)["overview"])
+        shown = overview.get("Device", "") + overview.get("Devices", "")
+        if named and named[0] not in shown:
+            fail("%s: device %s is %r in its input, the overview says %r" % (name, g["label"],
+                                                                             named[0], shown))
+    print("%s: title %r; sections %s; empty notes %s" % (name, got["title"],
+                                                         {k: got[k] for k in want}, got["empty"]))
+
+
 def check(browser, tconv, work, name, inp):
     page = os.path.join(work, name + ".html")
-    svg = os.path.join(work, name + ".svg")
     run(tconv, "-o", page, *inp)
-    run(tconv, "-o", svg, *inp)
     url = pathlib.Path(page).resolve().as_uri()
+    with open(page, encoding="utf-8") as f:
+        nframes = f.read().count("<iframe ")
     b = cdp.Chromium(browser, work)
     try:
         s = b.open_page()
@@ -388,9 +686,9 @@ def check(browser, tconv, work, name, inp):
         else:
             fail("%s: the page's script did not run to its end" % name)
             return
-        # the two flame graphs' frames, told apart by their titles
+        # the flame graphs' frames, told apart by their titles
         end = time.time() + 30
-        graphs = {}
+        graphs, sessions = {}, {}
         while time.time() < end:
             b.pump(0.2)
             graphs = {}
@@ -398,47 +696,52 @@ def check(browser, tconv, work, name, inp):
                 if v.get("type") == "iframe":
                     g = b.evaluate(k, FLAME_JS)
                     graphs[g["title"]] = g
-            if len(graphs) == 2 and all(g["ready"] == "1" for g in graphs.values()):
+                    sessions[g["title"]] = k
+            if len(graphs) == nframes and all(g["ready"] == "1" for g in graphs.values()):
                 break
         flame = graphs.get("CPU self time")
         gpu = graphs.get("GPU time by launching operator")
         b.pump(0.5)
 
-        # 1. the tables are the csv writer's
+        # 1. the tables are the csv writer's, column for column; the kernels table fits its
+        # column, name and launcher first; no number with float noise
         got = b.evaluate(s, TABLES_JS)
-        compare_rows(name + " ops", got["ops"], csv_rows(tconv, inp, "ops", 5))
-        compare_rows(name + " kernels", [r[:-1] for r in got["kernels"]],
-                     csv_rows(tconv, inp, "kernels", 3))
-        check_launchers(b, s, name, inp, got["kernels"])
+        page_rows, csv_want = by_columns(name + " ops", got["ops"], got["opsCols"], run(
+            tconv, "-w", "csv", "-W", "table=ops", "-W", "eol=lf", *inp))
+        compare_rows(name + " ops", page_rows, csv_want)
+        if got["kernels"]:
+            page_rows, csv_want = by_columns(name + " kernels", got["kernels"],
+                                             got["kernelsCols"], run(
+                tconv, "-w", "csv", "-W", "table=kernels", "-W", "eol=lf", *inp))
+            compare_rows(name + " kernels", page_rows, csv_want)
+            if "launched_by" in got["kernelsCols"]:
+                launched = got["kernelsCols"].index("launched_by")
+                check_launchers(b, s, name, inp, [[r[0], r[launched]] for r in got["kernels"]])
+            if got["firstCols"] != ["name", "launched_by"]:
+                fail("%s: the kernels table starts with %s" % (name, got["firstCols"]))
+            if got["fits"] and got["fits"][0] > got["fits"][1]:
+                fail("%s: the kernels table is %d px wide in a %d px box" % (name, *got["fits"]))
+        if got["noisy"]:
+            fail("%s: numbers with float noise: %s" % (name, got["noisy"]))
 
         # 2. the memory chart's points are rows of the csv memory table, peaks kept
         check_memory(b, s, tconv, inp, name)
 
-        # 3. the flame graph is the flamegraph writer's, whole
-        total, want = svg_frames(svg)
-        if not flame or flame["ready"] != "1":
-            fail("%s: the flame graph's script did not run (%s)" % (name, flame and flame["ready"]))
-        else:
-            if flame["total"] != total:
-                fail("%s: flame graph total %s, the flamegraph writer's %s" % (name, flame["total"],
-                                                                          total))
-            if sorted(f[:3] for f in flame["frames"]) != sorted(want):
-                fail("%s: the flame graph's frames differ from the flamegraph writer's" % name)
-            root = [f for f in flame["frames"] if f[1] == "0" and f[0].startswith("all (")]
-            if int(total) > 0 and (not root or root[0][2] != total or
-                                   abs(float(root[0][3]) - float(flame["inner"])) > 0.05):
-                fail("%s: the root frame %s does not span the total %s over %s px"
-                     % (name, root, total, flame["inner"]))
-            if flame["pwned"] != "undefined" or flame["handlers"] or flame["scripts"] != 1:
-                fail("%s: the flame graph ran or holds markup of the trace: %s"
-                     % (name, {k: flame[k] for k in ("pwned", "handlers", "scripts")}))
+        # 3. the CPU graph is -w flamegraph's without its GPU streams; 3b. the GPU graph
+        kernels = [r[0] for r in got["kernels"]]
+        check_cpu_graph(tconv, work, name, inp, flame, kernels)
+        if gpu or any(p.endswith((".json", ".json.gz")) for p in inp) and kernels:
+            check_gpu_graph(tconv, work, name, inp, gpu)
+        # 3c. both are searchable from their own box
+        for label, title in (("CPU", "CPU self time"), ("GPU", "GPU time by launching operator")):
+            if title in graphs:
+                check_search(b, sessions[title], name, graphs[title], label)
 
-        # 3b. the GPU flame graph: the total of -W value=gpu, each kernel under its launcher
-        check_gpu_graph(tconv, work, name, inp, gpu)
-
-        # 4. one row per rank, each as its input alone, the slowest marked
+        # 4. steps as -w summary gives them, every step listed; per rank, each input alone
+        check_steps(b, s, tconv, name, inp)
         if len(inp) > 1:
             check_ranks(b, s, tconv, work, name, inp)
+        check_sections(b, s, tconv, name, inp, graphs)
 
         # 5. sorting and filtering
         ops = got["ops"]
@@ -457,7 +760,8 @@ def check(browser, tconv, work, name, inp):
         # 6. hostile names stay text
         if name.startswith("hostile"):
             h = b.evaluate(s, HOSTILE_JS)
-            if h["title"] != "tconv report" or h["pwned"] != "undefined" or h["handlers"] or \
+            if h["title"] != "hostile.json - tconv report" or h["pwned"] != "undefined" or \
+                    h["handlers"] or \
                     h["foreign"] or h["scripts"] != 2 or h["styles"] != 1 or h["frames"] != 2 \
                     or h["visible"] == "none":
                 fail("%s: the trace's markup took effect: %s" % (name, h))

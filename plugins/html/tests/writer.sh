@@ -3,9 +3,11 @@
 # the page has no markup it does not write itself (two scripts, one style, two frames, whatever
 # the names), its data is JSON without a '<' and names nothing outside the file, its policy
 # forbids fetching and runs only its two scripts, by hash; bad options exit 2.
-# usage: writer.sh TCONV WORKDIR SMALL.json HOSTILE.json
+# A CPU-only trace's page has no section it would leave empty (kernels, GPU graph, memory,
+# ranks) nor a link to one; the tab is titled after the input.
+# usage: writer.sh TCONV WORKDIR SMALL.json HOSTILE.json CPU_ONLY.json
 set -euo pipefail
-tconv=$1 work=$2/html-writer small=$3 hostile=$4
+tconv=$1 work=$2/html-writer small=$3 hostile=$4 cpu=$5
 mkdir -p "$work"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -51,6 +53,27 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 done
+
+"$tconv" -q -o "$work/cpu.html" "$cpu"
+python3 - "$work/cpu.html" "$(basename "$cpu")" <<'PY' || fail "CPU-only page: see above"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+bad = []
+if text.count("<iframe ") != 1 or 'id="flame-cpu"' not in text:
+    bad.append("%d flame graphs, expected the CPU one alone" % text.count("<iframe "))
+for gone in ('id="kernels"', 'id="flame-gpu', 'id="memory"', 'id="ranks"', 'href="#kernels"',
+             'href="#memory"', 'href="#ranks"', 'href="#flame-gpu-section"', "No samples"):
+    if gone in text:
+        bad.append("%s on a page without its data" % gone)
+if "<title>%s - tconv report</title>" % sys.argv[2] not in text:
+    bad.append("title %s" % re.search(r"<title>.*?</title>", text).group(0))
+for b in bad:
+    print("FAIL: %s: %s" % (sys.argv[1], b))
+sys.exit(1 if bad else 0)
+PY
+"$tconv" -q -o "$work/titled.html" -W "title=A <b>&</b> run" "$small"
+grep -qF "<title>A &lt;b&gt;&amp;&lt;/b&gt; run - tconv report</title>" "$work/titled.html" ||
+    fail "-W title is not the escaped tab title"
 
 set +e
 "$tconv" -q -o "$work/x.html" -W width=10 "$small" 2>/dev/null
