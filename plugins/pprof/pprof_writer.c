@@ -1,6 +1,7 @@
 /* The pprof writer: collects stack samples (from a stack reader, or made from spans by the
  * core's stack stage) into distinct stacks per track, and writes a gzipped pprof profile. */
 #include "pprof_writer.h"
+#include "pprof_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,7 @@ static const tconv_writer_class pprof_writer_class = {
 };
 
 static const tconv_writer_class *const pprof_writers[] = {&pprof_writer_class, NULL};
+static const tconv_reader_class *const pprof_readers[] = {&pprof_reader_class, NULL};
 
 static const tconv_plugin_desc pprof_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
@@ -177,8 +179,8 @@ static const tconv_plugin_desc pprof_plugin = {
     .abi_minor = TCONV_ABI_MINOR,
     .name = "pprof",
     .version = TCONV_VERSION,
-    .description = "pprof profile writer",
-    .readers = NULL,
+    .description = "pprof profile reader and writer",
+    .readers = pprof_readers,
     .writers = pprof_writers,
 };
 
