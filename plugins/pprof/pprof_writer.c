@@ -38,6 +38,7 @@ static void pprof_destroy(void *state)
     if (!w) return;
     pprof_stacks_free(&w->stacks);
     pprof_agg_free(&w->agg);
+    pprof_meta_free(&w->meta);
     free(w);
 }
 
@@ -114,8 +115,9 @@ static void pprof_take_types(pprof_writer *w, const tconv_event *ev)
 static tconv_status pprof_event(void *state, const tconv_event *ev)
 {
     pprof_writer *w = state;
+    if (ev->kind == TCONV_EV_METADATA) pprof_meta_event(&w->meta, w->ctx, ev);
     if (ev->kind != TCONV_EV_SAMPLE)
-        return TCONV_OK; /* metadata: the core's track table already holds what is needed */
+        return TCONV_OK; /* metadata: the core's track table already holds the rest */
     if ((w->has_start && ev->ts < w->start) || (w->has_end && ev->ts >= w->end)) return TCONV_OK;
     if (!w->have_types) pprof_take_types(w, ev);
     int64_t one = 1;
