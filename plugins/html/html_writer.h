@@ -74,6 +74,9 @@ tconv_status html_flame(html_writer *w, csv_buf *b, int *height);
 /* The GPU time flame graph (w->gpu_tree) the same way. */
 tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height);
 
+/* html_functions.c: "functions":{...}, the top functions of stack samples (null for spans). */
+void html_functions(html_writer *w, csv_buf *b);
+
 /* html_ranks.c: "ranks":[...], each input's steps, slowest first marked. */
 void html_ranks_span(html_writer *w, const tconv_span *s);
 void html_ranks(html_writer *w, csv_buf *b);
