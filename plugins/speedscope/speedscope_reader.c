@@ -9,6 +9,7 @@
  * times: a sample's time is the profile's start plus the weights before it when the unit is a
  * time, as speedscope's time-order view lays them out, and 0 otherwise. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,18 @@ static const tconv_sample_type speedscope_types[SPEEDSCOPE_NCLASS] = {
     [SPEEDSCOPE_NONE] = {"weight", "count"},
 };
 
-static int speedscope_reader_fail(speedscope_reader *r, size_t profile, const char *fmt,
-                                  const char *detail, size_t index)
+/* An error about profile `profile` (0-based) of the document; jansson keeps no offsets of
+ * values, so the profile and the element name the place. */
+static void speedscope_reader_fail(speedscope_reader *r, size_t profile, const char *fmt, ...)
+    TCONV_PRINTF(3, 4);
+static void speedscope_reader_fail(speedscope_reader *r, size_t profile, const char *fmt, ...)
 {
     char what[256];
-    snprintf(what, sizeof what, fmt, detail, index);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     tconv_error_set(r->ctx, "%s: profile %zu: %s", r->name, profile + 1, what);
-    return -1;
 }
 
 /* A finite number within ±2^62 once scaled: int64 nanoseconds with room for sums. */
@@ -149,7 +155,7 @@ static tconv_status speedscope_reader_sampled(speedscope_reader *r, json_t *p, s
     }
     json_t *samples = json_object_get(p, "samples"), *weights = json_object_get(p, "weights");
     if (!json_is_array(samples) || (weights && !json_is_array(weights))) {
-        speedscope_reader_fail(r, pi, "%s%zu", "a sampled profile without samples", 0);
+        speedscope_reader_fail(r, pi, "a sampled profile without samples");
         return TCONV_FATAL;
     }
     size_t n = json_array_size(samples);
@@ -165,7 +171,7 @@ static tconv_status speedscope_reader_sampled(speedscope_reader *r, json_t *p, s
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(samples, i);
         if (!json_is_array(s)) {
-            speedscope_reader_fail(r, pi, "sample %s%zu is not a list of frames", "", i + 1);
+            speedscope_reader_fail(r, pi, "sample %zu is not a list of frames", i + 1);
             return TCONV_FATAL;
         }
         size_t depth = json_array_size(s);
@@ -174,17 +180,17 @@ static tconv_status speedscope_reader_sampled(speedscope_reader *r, json_t *p, s
             json_t *f = json_array_get(s, k);
             json_int_t fi = json_is_integer(f) ? json_integer_value(f) : -1;
             if (fi < 0 || (size_t)fi >= r->nframes) {
-                char buf[96];
-                snprintf(buf, sizeof buf, "sample %zu names frame ", i + 1);
-                speedscope_reader_fail(r, pi, "%s%zu, which shared.frames does not have", buf,
-                                       (size_t)(fi < 0 ? 0 : fi));
+                speedscope_reader_fail(r, pi,
+                                       "sample %zu names frame %lld, which shared.frames does "
+                                       "not have",
+                                       i + 1, (long long)fi);
                 return TCONV_FATAL;
             }
             r->stack[k] = r->frames[fi];
         }
         int64_t w = 1;
         if (weights && speedscope_reader_num(json_array_get(weights, i), scale, &w) != 0) {
-            speedscope_reader_fail(r, pi, "weight %s%zu is not a number in range", "", i + 1);
+            speedscope_reader_fail(r, pi, "weight %zu is not a number in range", i + 1);
             return TCONV_FATAL;
         }
         memset(values, 0, sizeof values);
@@ -219,7 +225,7 @@ static tconv_status speedscope_reader_evented(speedscope_reader *r, json_t *p, s
     }
     json_t *events = json_object_get(p, "events");
     if (!json_is_array(events)) {
-        speedscope_reader_fail(r, pi, "%s%zu", "an evented profile without events", 0);
+        speedscope_reader_fail(r, pi, "an evented profile without events");
         return TCONV_FATAL;
     }
     for (size_t i = 0; i < json_array_size(events); i++) {
@@ -232,9 +238,9 @@ static tconv_status speedscope_reader_evented(speedscope_reader *r, json_t *p, s
             (size_t)fi >= r->nframes ||
             speedscope_reader_num(json_object_get(e, "at"), scale, &at) != 0) {
             speedscope_reader_fail(r, pi,
-                                   "event %s%zu is not {\"type\": \"O\" or \"C\", \"frame\": an "
+                                   "event %zu is not {\"type\": \"O\" or \"C\", \"frame\": an "
                                    "index of shared.frames, \"at\": a number}",
-                                   "", i + 1);
+                                   i + 1);
             return TCONV_FATAL;
         }
         const tconv_frame *fr = &r->frames[fi];
