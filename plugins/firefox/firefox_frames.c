@@ -50,9 +50,9 @@ static tconv_str firefox_frames_cat(firefox_reader *r, const char *a, const char
 static int firefox_frames_processed(firefox_reader *r, const firefox_thread *th)
 {
     firefox_table ft, fn, rs;
-    firefox_table_open(json_object_get(th->obj, "frameTable"), &ft);
-    firefox_table_open(json_object_get(th->obj, "funcTable"), &fn);
-    firefox_table_open(json_object_get(th->obj, "resourceTable"), &rs);
+    firefox_table_open(firefox_thread_table(r, th, "frameTable"), &ft);
+    firefox_table_open(firefox_thread_table(r, th, "funcTable"), &fn);
+    firefox_table_open(firefox_thread_table(r, th, "resourceTable"), &rs);
     firefox_col f_func = firefox_table_col(&ft, "func"), f_addr = firefox_table_col(&ft, "address"),
                 f_depth = firefox_table_col(&ft, "inlineDepth"),
                 f_line = firefox_table_col(&ft, "line"), f_cat = firefox_table_col(&ft, "category");
@@ -60,6 +60,11 @@ static int firefox_frames_processed(firefox_reader *r, const firefox_thread *th)
                 u_file = firefox_table_col(&fn, "fileName"),
                 u_line = firefox_table_col(&fn, "lineNumber");
     firefox_col s_lib = firefox_table_col(&rs, "lib"), s_name = firefox_table_col(&rs, "name");
+    /* a function's file as an index into a table of sources, where a version keeps one */
+    firefox_table src;
+    firefox_table_open(json_object_get(r->shared, "sources"), &src);
+    firefox_col u_src = firefox_table_col(&fn, "source"),
+                c_file = firefox_table_col(&src, "filename");
     for (size_t i = 0; i < ft.length; i++) {
         tconv_frame *fr = &r->frames[i];
         memset(fr, 0, sizeof *fr);
@@ -73,6 +78,9 @@ static int firefox_frames_processed(firefox_reader *r, const firefox_thread *th)
         }
         fr->name = firefox_string(r, th, firefox_cell_index(&u_name, (size_t)func));
         fr->file = firefox_string(r, th, firefox_cell_index(&u_file, (size_t)func));
+        int64_t source = firefox_cell_index(&u_src, (size_t)func);
+        if (!fr->file && source >= 0)
+            fr->file = firefox_string(r, th, firefox_cell_index(&c_file, (size_t)source));
         double d;
         if (firefox_cell_number(&f_line, i, &d) || firefox_cell_number(&u_line, (size_t)func, &d))
             fr->line = d > 0 && d <= UINT32_MAX ? (uint32_t)d : 0;
@@ -174,7 +182,7 @@ static void firefox_frames_location(firefox_reader *r, const firefox_thread *th,
 static int firefox_frames_gecko(firefox_reader *r, const firefox_thread *th)
 {
     firefox_table ft;
-    firefox_table_open(json_object_get(th->obj, "frameTable"), &ft);
+    firefox_table_open(firefox_thread_table(r, th, "frameTable"), &ft);
     firefox_col loc = firefox_table_col(&ft, "location"), line = firefox_table_col(&ft, "line"),
                 cat = firefox_table_col(&ft, "category");
     for (size_t i = 0; i < ft.length; i++) {
@@ -193,7 +201,7 @@ static int firefox_frames_gecko(firefox_reader *r, const firefox_thread *th)
 int firefox_frames_build(firefox_reader *r, const firefox_thread *th)
 {
     firefox_table ft;
-    firefox_table_open(json_object_get(th->obj, "frameTable"), &ft);
+    firefox_table_open(firefox_thread_table(r, th, "frameTable"), &ft);
     r->nframes = ft.length;
     TCONV_ARRAY_GROW(r->frames, r->frames_cap, ft.length ? ft.length : 1);
     return th->gecko ? firefox_frames_gecko(r, th) : firefox_frames_processed(r, th);

@@ -149,8 +149,8 @@ static tconv_status firefox_doc(firefox_reader *r, json_t *doc)
                               "%s: processed profile version %" JSON_INTEGER_FORMAT
                               ", newer than the %d this reader knows; read as that one",
                               r->name, json_integer_value(pv), FIREFOX_PROCESSED_KNOWN);
-        json_t *shared = json_object_get(doc, "shared");
-        r->shared_strings = json_object_get(shared, "stringArray");
+        r->shared = json_object_get(doc, "shared");
+        r->shared_strings = json_object_get(r->shared, "stringArray");
         firefox_add(&ts, doc, cats, 0, 0);
     } else {
         if (json_integer_value(gv) < 12)

@@ -63,7 +63,8 @@ typedef struct firefox_reader {
     tconv_sink *sink;
     const char *name;
     int want_args;
-    json_t *shared_strings; /* processed format from version 53 on: profile.shared.stringArray */
+    json_t *shared; /* processed format: profile.shared (strings from version 53 on) */
+    json_t *shared_strings;
     /* value indices of the sample types, -1 when unused */
     int v_samples, v_time, v_bytes, v_cpu;
     size_t nvalues;
@@ -80,6 +81,10 @@ typedef struct firefox_reader {
     uint64_t no_stack; /* samples without a stack, left out */
     tconv_str s_empty, s_thread_name, s_process_name;
 } firefox_reader;
+
+/* The thread's table of this name, or, when the thread has none, profile.shared's (where
+ * newer processed versions may keep the tables all threads share). */
+json_t *firefox_thread_table(const firefox_reader *r, const firefox_thread *th, const char *name);
 
 /* A string of the thread's table by index, interned; 0 when out of range or not a string. */
 tconv_str firefox_string(firefox_reader *r, const firefox_thread *th, int64_t idx);

@@ -12,6 +12,12 @@
 
 #include "firefox_reader.h"
 
+json_t *firefox_thread_table(const firefox_reader *r, const firefox_thread *th, const char *name)
+{
+    json_t *t = json_object_get(th->obj, name);
+    return t ? t : json_object_get(r->shared, name);
+}
+
 tconv_str firefox_string(firefox_reader *r, const firefox_thread *th, int64_t idx)
 {
     json_t *table = th->strings ? th->strings : r->shared_strings;
@@ -52,7 +58,7 @@ static tconv_status firefox_thread_meta(firefox_reader *r, uint32_t track, tconv
 static int firefox_thread_stacks(firefox_reader *r, const firefox_thread *th)
 {
     firefox_table st;
-    firefox_table_open(json_object_get(th->obj, "stackTable"), &st);
+    firefox_table_open(firefox_thread_table(r, th, "stackTable"), &st);
     firefox_col prefix = firefox_table_col(&st, "prefix"), frame = firefox_table_col(&st, "frame");
     r->nstacks = st.length;
     if (st.length > INT32_MAX) {

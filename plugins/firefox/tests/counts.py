@@ -95,8 +95,13 @@ def ident(v, fallback):
     return v
 
 
-def frame_names(t, strings, libs, gecko):
-    ft = Table(t["frameTable"])
+def table(doc, t, name):
+    """The thread's table, or the profile's shared one."""
+    return t.get(name, (doc.get("shared") or {}).get(name))
+
+
+def frame_names(doc, t, strings, libs, gecko):
+    ft = Table(table(doc, t, "frameTable"))
     names = []
     if gecko:
         for i in range(ft.n):
@@ -109,7 +114,7 @@ def frame_names(t, strings, libs, gecko):
             m = re.fullmatch(r"(.*) \((.*)\)", loc)
             names.append(m.group(1) if m else loc)
         return names
-    fn, rs = Table(t["funcTable"]), Table(t["resourceTable"])
+    fn, rs = Table(table(doc, t, "funcTable")), Table(table(doc, t, "resourceTable"))
     for i in range(ft.n):
         f = ft.get("func", i)
         name = strings[fn.get("name", f)]
@@ -130,8 +135,8 @@ def expected(doc):
     for index, (t, strings, libs, gecko, start) in enumerate(threads(doc, root_start)):
         key = (ident(t.get("pid"), ""), ident(t.get("tid"), str(index)))
         offset = (start - root_start) if gecko and start and root_start else 0
-        names = frame_names(t, strings, libs, gecko)
-        st = Table(t["stackTable"])
+        names = frame_names(doc, t, strings, libs, gecko)
+        st = Table(table(doc, t, "stackTable"))
         s = Table(t.get("samples"))
         wtype = s.obj.get("weightType", "samples")
         n = total = 0

@@ -8,6 +8,9 @@ usage: variants.py SAMPLY_PROCESSED_JSON GECKO_JSON OUTDIR
   strings shared by all threads in profile.shared.stringArray, sample times as timeDeltas, a
   weight per sample, and markers of every phase (instant, interval, start, end) with data.
 - processed-tracing.json: the same stacks weighted in milliseconds (weightType "tracing-ms").
+- processed-shared.json: the v53 layout with the tables every thread indexes in profile.shared
+  (stackTable, frameTable, funcTable, resourceTable) and the functions' files as indices into a
+  table of sources, where newer versions may keep them.
 - gecko-phases.json: the Gecko profile with markers in the newer Gecko layout (startTime,
   endTime, phase, category) instead of one time and data.interval.
 """
@@ -60,6 +63,24 @@ def processed_v53(src):
     return d
 
 
+def processed_shared(src):
+    d = processed_v53(src)
+    t = d["threads"][-1]
+    for name in ("stackTable", "frameTable", "funcTable", "resourceTable"):
+        d["shared"][name] = t.pop(name)
+    fn = d["shared"]["funcTable"]
+    files = fn.pop("fileName")
+    strings = d["shared"]["stringArray"]
+    for i in range(0, len(files), 7):  # samply's unsymbolicated functions have no files
+        strings.append("src/file%d.c" % i)
+        files[i] = len(strings) - 1
+    sources = sorted({f for f in files if f is not None})
+    d["shared"]["sources"] = {"length": len(sources), "filename": sources}
+    fn["source"] = [None if f is None else sources.index(f) for f in files]
+    d["threads"] = [t]
+    return d
+
+
 def processed_tracing(src):
     d = copy.deepcopy(src)
     for t in d["threads"]:
@@ -104,6 +125,8 @@ def main():
     src = json.load(open(samply))
     with gzip.open(os.path.join(out, "processed-v53.json.gz"), "wt") as f:
         json.dump(processed_v53(src), f)
+    with open(os.path.join(out, "processed-shared.json"), "w") as f:
+        json.dump(processed_shared(src), f)
     with open(os.path.join(out, "processed-tracing.json"), "w") as f:
         json.dump(processed_tracing(src), f)
     with open(os.path.join(out, "gecko-phases.json"), "w") as f:

@@ -31,12 +31,13 @@ cp "$DATA/speedscope-simple.prof" "$W/noext"
 cmp -s "$W/a.folded" "$W/b.folded" || fail "standard input gives other stacks"
 
 # Default sample type: the last (cpu), as go tool pprof; -R sample= by name or index.
-"$TCONV" -q -w text "$DATA/parca-pkg_query_testdata_fib.pb.gz" | grep -q '^sampletype cpu/nanoseconds default$' ||
-    fail "the last sample type is not the default"
-"$TCONV" -q -R sample=samples -w text "$DATA/parca-pkg_query_testdata_fib.pb.gz" |
-    grep -q '^sampletype samples/count default$' || fail "-R sample=samples"
-"$TCONV" -q -R sample=0 -w folded "$DATA/parca-pkg_query_testdata_fib.pb.gz" | head -1 |
-    grep -q ' 1$' || fail "-R sample=0 does not give counts"
+"$TCONV" -q -w text "$DATA/parca-pkg_query_testdata_fib.pb.gz" >"$W/fib.txt"
+grep -q '^sampletype cpu/nanoseconds default$' "$W/fib.txt" || fail "the last sample type is not the default"
+"$TCONV" -q -R sample=samples -w text "$DATA/parca-pkg_query_testdata_fib.pb.gz" >"$W/fib.txt"
+grep -q '^sampletype samples/count default$' "$W/fib.txt" || fail "-R sample=samples"
+"$TCONV" -q -R sample=0 -w folded "$DATA/parca-pkg_query_testdata_fib.pb.gz" >"$W/fib.folded"
+[ "$(head -1 "$W/fib.folded")" = "main.allocMem;runtime.growslice;runtime.memmove 1" ] ||
+    fail "-R sample=0 does not give counts: $(head -1 "$W/fib.folded")"
 "$TCONV" -q -R sample=nosuch -w folded "$DATA/parca-pkg_query_testdata_fib.pb.gz" >/dev/null 2>"$W/err"
 rc=$?
 [ $rc = 2 ] || fail "-R sample=nosuch: exit $rc, not 2"
@@ -116,8 +117,9 @@ open(w + "/meta.pb", "wb").write(vt + mstrs + fn + loc + field(2, field(1, varin
                                  num(7, 4) + num(8, 5) + num(13, 6) + num(13, 7) + num(10, 123456789))
 open(w + "/labels.pb", "wb").write(vt + lstrs + fn + loc + field(2, field(1, varint(1)) + field(2, varint(5)) + label))
 EOF
-"$TCONV" -q -w folded "$W/good.pb" | grep -qx 'main 5' || fail "a minimal profile: $("$TCONV" -w folded "$W/good.pb" 2>&1)"
-"$TCONV" -q -w folded "$W/good.pb.gz" | grep -qx 'main 5' || fail "a minimal gzipped profile"
+[ "$("$TCONV" -q -w folded "$W/good.pb")" = "main 5" ] ||
+    fail "a minimal profile: $("$TCONV" -w folded "$W/good.pb" 2>&1)"
+[ "$("$TCONV" -q -w folded "$W/good.pb.gz")" = "main 5" ] || fail "a minimal gzipped profile"
 "$TCONV" -q -w text "$W/labels.pb" >"$W/labels.out"
 grep -q 'args={"size":42,"size.unit":"bytes"}' "$W/labels.out" || fail "a numeric label's unit"
 grep -q 'pid="" tid="io" thread="io"' "$W/labels.out" || fail "a thread known by its name"
