@@ -83,6 +83,9 @@ tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height);
 /* html_ranks.c: "ranks":[...], each input's steps alone (its breakdown as its own report gives
  * it, and every step's time), the slowest marked; and what each input says of its job. */
 void html_ranks_meta(html_writer *w, const tconv_event *ev);
+
+/* html_functions.c: "functions":{...}, the top functions of stack samples (null for spans). */
+void html_functions(html_writer *w, csv_buf *b);
 void html_ranks(html_writer *w, csv_buf *b);
 void html_ranks_free(html_writer *w);
 

@@ -21,8 +21,11 @@ enum {
     PPROF_F_LOCATION = 4,
     PPROF_F_FUNCTION = 5,
     PPROF_F_STRING_TABLE = 6,
+    PPROF_F_DROP_FRAMES = 7,
+    PPROF_F_KEEP_FRAMES = 8,
     PPROF_F_TIME_NANOS = 9,
     PPROF_F_DURATION_NANOS = 10,
+    PPROF_F_COMMENT = 13,
     PPROF_F_DEFAULT_SAMPLE_TYPE = 14
 };
 
@@ -577,8 +580,14 @@ tconv_status pprof_encode(pprof_writer *w)
         pprof_write_samples(&e, &merged, &groups, NULL, divs);
     pprof_write_locations(&e);
     pprof_write_functions(&e);
+    /* what an input profile said of itself (pprof_meta.h): indices taken before the strings */
+    int64_t drop = pprof_str(&e, w->meta.drop_frames), keep = pprof_str(&e, w->meta.keep_frames);
+    for (size_t i = 0; i < w->meta.ncomments; i++)
+        pprof_gz_varint_field(&gz, PPROF_F_COMMENT, (uint64_t)pprof_str(&e, w->meta.comments[i]));
     if (e.oom) goto oom;
     pprof_write_strings(&e);
+    if (drop) pprof_gz_varint_field(&gz, PPROF_F_DROP_FRAMES, (uint64_t)drop);
+    if (keep) pprof_gz_varint_field(&gz, PPROF_F_KEEP_FRAMES, (uint64_t)keep);
 
     int64_t first = 0, last = 0;
     if (tconv_ctx_bounds(w->ctx, &first, &last)) {
@@ -589,6 +598,8 @@ tconv_status pprof_encode(pprof_writer *w)
             pprof_gz_varint_field(&gz, PPROF_F_TIME_NANOS, (uint64_t)date);
         if (last > first)
             pprof_gz_varint_field(&gz, PPROF_F_DURATION_NANOS, (uint64_t)(last - first));
+        else if (w->meta.has_duration)
+            pprof_gz_varint_field(&gz, PPROF_F_DURATION_NANOS, (uint64_t)w->meta.duration);
     }
     if (default_type)
         pprof_gz_varint_field(&gz, PPROF_F_DEFAULT_SAMPLE_TYPE, (uint64_t)default_type);

@@ -1,6 +1,7 @@
 /* The pprof writer: collects stack samples (from a stack reader, or made from spans by the
  * core's stack stage) into distinct stacks per track, and writes a gzipped pprof profile. */
 #include "pprof_writer.h"
+#include "pprof_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static void pprof_destroy(void *state)
     if (!w) return;
     pprof_stacks_free(&w->stacks);
     pprof_agg_free(&w->agg);
+    pprof_meta_free(&w->meta);
     free(w);
 }
 
@@ -113,8 +115,9 @@ static void pprof_take_types(pprof_writer *w, const tconv_event *ev)
 static tconv_status pprof_event(void *state, const tconv_event *ev)
 {
     pprof_writer *w = state;
+    if (ev->kind == TCONV_EV_METADATA) pprof_meta_event(&w->meta, w->ctx, ev);
     if (ev->kind != TCONV_EV_SAMPLE)
-        return TCONV_OK; /* metadata: the core's track table already holds what is needed */
+        return TCONV_OK; /* metadata: the core's track table already holds the rest */
     if ((w->has_start && ev->ts < w->start) || (w->has_end && ev->ts >= w->end)) return TCONV_OK;
     if (!w->have_types) pprof_take_types(w, ev);
     int64_t one = 1;
@@ -170,6 +173,7 @@ static const tconv_writer_class pprof_writer_class = {
 };
 
 static const tconv_writer_class *const pprof_writers[] = {&pprof_writer_class, NULL};
+static const tconv_reader_class *const pprof_readers[] = {&pprof_reader_class, NULL};
 
 static const tconv_plugin_desc pprof_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
@@ -177,8 +181,8 @@ static const tconv_plugin_desc pprof_plugin = {
     .abi_minor = TCONV_ABI_MINOR,
     .name = "pprof",
     .version = TCONV_VERSION,
-    .description = "pprof profile writer",
-    .readers = NULL,
+    .description = "pprof profile reader and writer",
+    .readers = pprof_readers,
     .writers = pprof_writers,
 };
 

@@ -8,6 +8,7 @@
 #include <tconv/plugin.h>
 
 #include "pprof_agg.h"
+#include "pprof_meta.h"
 #include "pprof_stacks.h"
 
 typedef enum pprof_labels_mode {
@@ -49,6 +50,7 @@ typedef struct pprof_writer {
     uint32_t nvalues;
     pprof_stacks stacks;
     pprof_agg agg; /* group = track id */
+    pprof_meta meta;
 } pprof_writer;
 
 /* Write the whole profile: the finish step. */
