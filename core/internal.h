@@ -375,6 +375,28 @@ void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const 
                          size_t nargs);
 void tconv_inputs_free(tconv_input_list *l);
 
+/* ---- one gzip member's inflater: ISA-L or zlib (core/inflate.c) ---- */
+typedef struct tconv_inflater tconv_inflater;
+enum { TCONV_INFLATE_ZLIB, TCONV_INFLATE_ISAL };
+/* What tconv_inflater_run returns. REFUSED: ISA-L will not or cannot go on (an error, or a
+ * header it may read otherwise than zlib): inflate the input again with zlib. */
+enum {
+    TCONV_INFLATE_ERROR = -2,
+    TCONV_INFLATE_REFUSED = -1,
+    TCONV_INFLATE_MORE = 0,
+    TCONV_INFLATE_END = 1 /* the member ended: reset for another */
+};
+/* ISA-L when built with it, unless TCONV_INFLATE=zlib. */
+int tconv_inflater_default(void);
+tconv_inflater *tconv_inflater_new(int backend); /* NULL: out of memory or zlib failed */
+int tconv_inflater_backend(const tconv_inflater *z);
+int tconv_inflater_reset(tconv_inflater *z);
+/* Inflate in[0 .. in_len) into out[0 .. out_cap); *why says what is wrong on ERROR (zlib's
+ * message) and REFUSED. */
+int tconv_inflater_run(tconv_inflater *z, const unsigned char *in, size_t in_len, size_t *in_used,
+                       unsigned char *out, size_t out_cap, size_t *out_made, const char **why);
+void tconv_inflater_free(tconv_inflater *z);
+
 /* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */
 typedef struct tconv_readahead tconv_readahead;
 /* Called on the producer thread: up to cap bytes into dst; the count, 0 at the end, -1 on a
