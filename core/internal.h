@@ -37,6 +37,24 @@ void tconv_big_free(void *p, size_t cap, size_t size);
  * the path. */
 enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
 int tconv_json_scan_use(int path);
+/* The path a lexer made now would take. */
+int tconv_json_scan_current(void);
+
+/* ---- the structural index: split points of one large JSON input (core/json_index.c) ---- */
+typedef struct tconv_json_index {
+    uint64_t in_string; /* all ones: the bytes indexed so far end inside a string */
+    uint64_t escaped;   /* 1: ... and their last byte is a backslash that escapes the next */
+    int64_t depth;      /* containers open */
+    uint64_t offset;    /* bytes indexed so far */
+    int path;           /* TCONV_JSON_SCAN_* */
+} tconv_json_index;
+void tconv_json_index_init(tconv_json_index *ix);
+/* Index buf[0 .. len), the next bytes of the input: the input offsets of the ',' outside
+ * strings at nesting depth depth (those between the elements of a container opened at depth
+ * - 1: depth 1 for a bare event array, 2 for "traceEvents" in the trace object) go to out, which
+ * has room for len of them; returns how many. Exact on valid JSON; no grammar check. */
+size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
+                               int64_t depth, uint64_t *out);
 
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
