@@ -37,6 +37,24 @@ void tconv_big_free(void *p, size_t cap, size_t size);
  * the path. */
 enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
 int tconv_json_scan_use(int path);
+/* The path a lexer made now would take. */
+int tconv_json_scan_current(void);
+
+/* ---- the structural index: split points of one large JSON input (core/json_index.c) ---- */
+typedef struct tconv_json_index {
+    uint64_t in_string; /* all ones: the bytes indexed so far end inside a string */
+    uint64_t escaped;   /* 1: ... and their last byte is a backslash that escapes the next */
+    int64_t depth;      /* containers open */
+    uint64_t offset;    /* bytes indexed so far */
+    int path;           /* TCONV_JSON_SCAN_* */
+} tconv_json_index;
+void tconv_json_index_init(tconv_json_index *ix);
+/* Index buf[0 .. len), the next bytes of the input: the input offsets of the ',' outside
+ * strings at nesting depth depth (those between the elements of a container opened at depth
+ * - 1: depth 1 for a bare event array, 2 for "traceEvents" in the trace object) go to out, which
+ * has room for len of them; returns how many. Exact on valid JSON; no grammar check. */
+size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
+                               int64_t depth, uint64_t *out);
 
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
@@ -392,6 +410,28 @@ typedef struct tconv_input_list {
 void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const *args,
                          size_t nargs);
 void tconv_inputs_free(tconv_input_list *l);
+
+/* ---- one gzip member's inflater: ISA-L or zlib (core/inflate.c) ---- */
+typedef struct tconv_inflater tconv_inflater;
+enum { TCONV_INFLATE_ZLIB, TCONV_INFLATE_ISAL };
+/* What tconv_inflater_run returns. REFUSED: ISA-L will not or cannot go on (an error, or a
+ * header it may read otherwise than zlib): inflate the input again with zlib. */
+enum {
+    TCONV_INFLATE_ERROR = -2,
+    TCONV_INFLATE_REFUSED = -1,
+    TCONV_INFLATE_MORE = 0,
+    TCONV_INFLATE_END = 1 /* the member ended: reset for another */
+};
+/* ISA-L when built with it, unless TCONV_INFLATE=zlib. */
+int tconv_inflater_default(void);
+tconv_inflater *tconv_inflater_new(int backend); /* NULL: out of memory or zlib failed */
+int tconv_inflater_backend(const tconv_inflater *z);
+int tconv_inflater_reset(tconv_inflater *z);
+/* Inflate in[0 .. in_len) into out[0 .. out_cap); *why says what is wrong on ERROR (zlib's
+ * message) and REFUSED. */
+int tconv_inflater_run(tconv_inflater *z, const unsigned char *in, size_t in_len, size_t *in_used,
+                       unsigned char *out, size_t out_cap, size_t *out_made, const char **why);
+void tconv_inflater_free(tconv_inflater *z);
 
 /* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */
 typedef struct tconv_readahead tconv_readahead;
