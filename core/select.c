@@ -277,8 +277,9 @@ int tconv_selection_parse(tconv_selection *sel, const char *window, const char *
         sel->steps = 1;
         sel->step_first = a;
         sel->step_last = b;
-        sel->step_prefix = step_name;
     }
+    /* Also without --steps: the steps stage (core/steps.c) names steps by it. */
+    sel->step_prefix = step_name;
     return 0;
 }
 
