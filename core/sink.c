@@ -207,6 +207,30 @@ static void sink_note_not_work(const tconv_sink *s)
                      total == 1 ? "its" : "their", msg);
 }
 
+/* One line for everything the writer cannot hold: counted, never silent, not noisy. Nothing is
+ * wrong with the input (a profile has no place for counters, a trace viewer none for stack
+ * samples), so it is a note. Where every rank of an MPI run writes its part (the collective
+ * writers), each rank counts its own events and only warnings are summed on rank 0: there it
+ * stays the warning core.dropped, said once per rank with its counts (docs/scale.md). */
+static void sink_note_dropped(const tconv_sink *s)
+{
+    char msg[512];
+    size_t len = 0;
+    for (unsigned k = 1; k < TCONV_EV_KIND_MAX; k++) {
+        if (!s->dropped[k] || len >= sizeof(msg)) continue;
+        len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
+                                (unsigned long long)s->dropped[k], tconv_event_kind_name(k));
+    }
+    if (!len) return;
+    if (s->ctx->coll)
+        tconv_warning_add(s->ctx, "core.dropped", "the %s writer has no place for some events: %s",
+                          s->wc->name, msg);
+    else
+        tconv_notice(s->ctx, TCONV_NOTICE_NOTE,
+                     "the %s writer has no place for some events (%s); they are left out",
+                     s->wc->name, msg);
+}
+
 /* The input's counts of spans left out, by role. */
 static uint64_t *sink_not_work(tconv_sink *s, uint32_t input)
 {
@@ -663,18 +687,8 @@ tconv_status tconv_sink_finish(tconv_sink *s)
     }
     tconv_order_free(s->order);
     s->order = NULL;
-    /* One line for everything the writer cannot hold: counted, never silent, not noisy. */
-    char msg[512];
-    size_t len = 0;
-    for (unsigned k = 1; k < TCONV_EV_KIND_MAX; k++) {
-        if (!s->dropped[k] || len >= sizeof(msg)) continue;
-        len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
-                                (unsigned long long)s->dropped[k], tconv_event_kind_name(k));
-    }
-    if (len)
-        tconv_warning_add(ctx, "core.dropped", "the %s writer has no place for some events: %s",
-                          s->wc->name, msg);
     sink_note_not_work(s);
+    sink_note_dropped(s);
     if (st == TCONV_OK && s->wc->finish) st = s->wc->finish(s->ws);
     return st;
 }
