@@ -321,7 +321,8 @@ def check_launchers(b, s, name, inp, rows):
 
 def check_gpu_graph(tconv, work, name, inp, gpu):
     svg = os.path.join(work, name + "-gpu.svg")
-    run(tconv, "-o", svg, "-W", "value=gpu", *inp)
+    # (the report draws a frame per step; the flamegraph writer merges them unless told)
+    run(tconv, "-o", svg, "-W", "value=gpu", "-W", "steps=keep", *inp)
     total = ET.parse(svg).getroot().get("data-total")
     if not gpu or gpu["ready"] != "1":
         fail("%s: the GPU flame graph's script did not run" % name)
@@ -371,7 +372,7 @@ def check(browser, tconv, work, name, inp):
     page = os.path.join(work, name + ".html")
     svg = os.path.join(work, name + ".svg")
     run(tconv, "-o", page, *inp)
-    run(tconv, "-o", svg, *inp)
+    run(tconv, "-o", svg, "-W", "steps=keep", *inp)
     url = pathlib.Path(page).resolve().as_uri()
     b = cdp.Chromium(browser, work)
     try:
