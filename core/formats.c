@@ -69,7 +69,11 @@ static int formats_pprof(const unsigned char *s, size_t n)
             if (formats_varint(&p, end, &len) < 0) break;
         } else {
             if (formats_varint(&p, end, &len) < 0) break;
-            if (len > (uint64_t)(end - p)) break; /* runs past the head: judged by what came */
+            if (len > (uint64_t)(end - p)) { /* runs past the head: judged by what came */
+                fields++;
+                other |= f != 1;
+                break;
+            }
             if (f == 1 && !formats_value_type(p, p + len)) return 0;
             p += len;
         }
@@ -79,53 +83,60 @@ static int formats_pprof(const unsigned char *s, size_t n)
     return fields >= 2 && other;
 }
 
-/* [p, end) as protobuf fields of any message: valid tags and wire types, lengths that fit (the
- * last field may run past end, where the head stops). Text fails it within a few bytes. */
-static int formats_fields(const unsigned char *p, const unsigned char *end)
+/* [p, end) as the fields of a protobuf message: valid tags and wire types, lengths that fit;
+ * with cut, the head stops inside it and the last field may run past end. Text fails it within a
+ * few bytes. */
+static int formats_fields(const unsigned char *p, const unsigned char *end, int cut)
 {
     while (p < end) {
         uint64_t tag, v;
-        if (formats_varint(&p, end, &tag) < 0 || tag >> 3 == 0) return 0;
+        if (formats_varint(&p, end, &tag) < 0) return cut;
+        if (tag >> 3 == 0) return 0;
+        size_t left = (size_t)(end - p), skip;
         switch (tag & 7) {
         case 0:
-            if (formats_varint(&p, end, &v) < 0) return 0;
-            break;
+            if (formats_varint(&p, end, &v) < 0) return cut;
+            continue;
         case 1:
-            p += (size_t)(end - p) < 8 ? (size_t)(end - p) : 8;
+            skip = 8;
             break;
         case 2:
-            if (formats_varint(&p, end, &v) < 0) return 0;
-            if (v > (uint64_t)(end - p)) return 1;
-            p += v;
+            if (formats_varint(&p, end, &v) < 0) return cut;
+            left = (size_t)(end - p);
+            skip = v > left ? SIZE_MAX : (size_t)v;
             break;
         case 5:
-            p += (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
+            skip = 4;
             break;
         default:
             return 0;
         }
+        if (skip > left) return cut;
+        p += skip;
     }
     return 1;
 }
 
-/* A Perfetto trace: TracePacket fields (1, length-delimited) and nothing else, each a message,
- * the first starting with a field a TracePacket has but a ValueType (pprof's first field) does
- * not. */
+/* A Perfetto trace: TracePacket fields (1, length-delimited) and nothing else, each a whole
+ * message, the first starting with a field a TracePacket has but a ValueType (pprof's first
+ * field) does not; two whole packets in the head, or one that is the whole input. */
 static int formats_perfetto(const unsigned char *s, size_t n)
 {
     const unsigned char *p = s, *end = s + n;
-    int packets = 0;
-    if (n < 16) return 0;
+    int whole = 0;
     while (p < end) {
         uint64_t len;
-        if (*p++ != 0x0a || formats_varint(&p, end, &len) < 0) return 0;
-        if (packets == 0 && p < end && (*p == 0x08 || *p == 0x10)) return 0;
-        const unsigned char *stop = len > (uint64_t)(end - p) ? end : p + len;
-        if (len == 0 || !formats_fields(p, stop)) return 0;
-        packets++;
-        p = stop;
+        if (*p++ != 0x0a || formats_varint(&p, end, &len) < 0 || len == 0) return 0;
+        if (whole == 0 && p < end && (*p == 0x08 || *p == 0x10)) return 0;
+        if (len > (uint64_t)(end - p)) { /* the head stops inside it */
+            if (!formats_fields(p, end, 1)) return 0;
+            break;
+        }
+        if (!formats_fields(p, p + len, 0)) return 0;
+        whole++;
+        p += len;
     }
-    return packets >= 1;
+    return whole >= 2 || (whole == 1 && p == end);
 }
 
 /* A JSON object whose first member is `key`, after blanks. */
