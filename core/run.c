@@ -1355,6 +1355,7 @@ static tconv_outcome run_convert(tconv_run *r)
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
+    r->stats.committed = st == TCONV_OK;
     if (st == TCONV_OK && r->stats.inputs_failed) {
         /* Written, and still a failure: the output lacks what the failed inputs held. */
         tconv_error_set(ctx, "%u of %u inputs failed; the output holds the other %u",

@@ -370,9 +370,11 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     } else {
         if (!a->quiet && res != TCONV_USAGE) cli_print_warnings(ctx);
         /* Where the result went, for someone watching (-v, or a terminal): a conversion that
-         * ends in silence leaves them to look for it. */
-        if ((res == TCONV_DONE || res == TCONV_PARTIAL) && !a->quiet && (a->verbose || isatty(2)))
-            cli_print_written(a->output);
+         * ends in silence leaves them to look for it. Said by the process that put it in place
+         * (rank 0 of an MPI run). */
+        tconv_run_stats done = {.struct_size = sizeof(done)};
+        tconv_run_get_stats(r, &done);
+        if (done.committed && !a->quiet && (a->verbose || isatty(2))) cli_print_written(a->output);
         if (res != TCONV_DONE) cli_print_error(ctx, res == TCONV_USAGE);
         rc = res == TCONV_DONE ? 0 : res == TCONV_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_CONVERT;
     }
