@@ -164,6 +164,13 @@ TCONV_API const tconv_writer_class *tconv_host_writer_for(const tconv_host *h, c
 TCONV_API const tconv_reader_class *
 tconv_host_detect(const tconv_host *h, const unsigned char *head, size_t len, const char *name)
 {
+    int score;
+    return tconv_host_detect_scored(h, head, len, name, &score);
+}
+
+const tconv_reader_class *tconv_host_detect_scored(const tconv_host *h, const unsigned char *head,
+                                                   size_t len, const char *name, int *score_out)
+{
     const tconv_reader_class *best = NULL;
     int best_score = 0, best_ext = 0;
     for (size_t i = 0; i < h->reg.n; i++) {
@@ -178,6 +185,7 @@ tconv_host_detect(const tconv_host *h, const unsigned char *head, size_t len, co
             }
         }
     }
+    *score_out = best_score;
     return best;
 }
 

@@ -253,6 +253,9 @@ void tconv_selection_free(tconv_selection *sel);
 /* --window, --steps, --step-name (each NULL when not given). A usage mistake writes err. */
 int tconv_selection_parse(tconv_selection *sel, const char *window, const char *steps,
                           const char *step_name, char *err, size_t cap);
+/* Does name make a step of the step name P (--step-name, or "ProfilerStep#")? P alone (*n = -1),
+ * or P, separators and a number (*n). One rule for --steps, the step role and the steps stage. */
+int tconv_step_number(const char *name, const char *prefix, int64_t *n);
 tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
                                tconv_status (*emit)(void *user, const tconv_event *ev), void *user);
 tconv_status tconv_select_event(void *user, const tconv_event *ev);
@@ -374,6 +377,21 @@ void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result));
 /* The lowest memory limit of the process's cgroups, in bytes; 0 when none is known
  * (core/memlimit.c). */
 uint64_t tconv_cgroup_memory_limit(void);
+
+/* ---- formats known without a reader (core/formats.c) ---- */
+typedef struct tconv_known_format {
+    const char *name;
+    const char *what; /* "a pprof profile" */
+    int score;        /* a reader whose probe scores the input at least this much wins */
+    const char *hint; /* what to do with it */
+} tconv_known_format;
+/* What the first bytes of an input (after gzip) show it is, or NULL. */
+const tconv_known_format *tconv_format_known(const unsigned char *head, size_t len);
+/* The entry of that name ("pprof", "perfetto", ...), or NULL. */
+const tconv_known_format *tconv_format_named(const char *name);
+
+/* The name of names closest to a mistyped word, if one is close enough to offer (core/spell.c). */
+const char *tconv_spell_closest(const char *word, const char *const *names, size_t n);
 
 /* ---- options ---- */
 struct tconv_options {
@@ -677,6 +695,9 @@ struct tconv_host {
 void tconv_registry_free(tconv_registry *r);
 /* A class's field appended in a later minor, or NULL when its plugin was built before it. */
 #define TCONV_CLASS_GET(c, field) (TCONV_CLASS_HAS(c, field) ? (c)->field : NULL)
+/* tconv_host_detect, and the winning probe's score in *score (0: none claims the input). */
+const tconv_reader_class *tconv_host_detect_scored(const tconv_host *h, const unsigned char *head,
+                                                   size_t len, const char *name, int *score);
 const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);
 const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,

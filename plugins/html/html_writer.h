@@ -62,8 +62,9 @@ typedef struct html_writer {
     struct flamegraph_tree *gpu_tree; /* device time on the operators that launched it */
     struct flamegraph_tree *cpu_tree; /* CPU self time: the stacks of CPU threads only */
     flamegraph_unit cpu_unit;
-    tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
-    uint64_t not_work; /* spans left out of the work walk */
+    tconv_map hue;            /* span name -> flame graph colour class + 1, from its first span */
+    tconv_steps *step_frames; /* -W steps=merge: the graphs' step frames as one; NULL: keep */
+    uint64_t not_work;        /* spans left out of the work walk */
     csv_buf page, tmp;
 } html_writer;
 

@@ -6,6 +6,16 @@
 
 #include <tconv/map.h>
 
+static int pprof_meta_int(const tconv_ctx *ctx, tconv_str text, int64_t *v)
+{
+    char *end;
+    const char *s = tconv_string_get(ctx, text);
+    long long n = strtoll(s, &end, 10);
+    if (!*s || *end) return 0;
+    *v = n;
+    return 1;
+}
+
 void pprof_meta_event(pprof_meta *m, const tconv_ctx *ctx, const tconv_event *ev)
 {
     const char *what = tconv_string_get(ctx, ev->name);
@@ -19,12 +29,11 @@ void pprof_meta_event(pprof_meta *m, const tconv_ctx *ctx, const tconv_event *ev
         TCONV_ARRAY_GROW(m->comments, m->comments_cap, m->ncomments + 1);
         m->comments[m->ncomments++] = ev->text;
     } else if (strcmp(what, "duration_nanos") == 0 && !m->has_duration) {
-        char *end;
-        long long v = strtoll(tconv_string_get(ctx, ev->text), &end, 10);
-        if (!*end && v > 0) {
-            m->duration = v;
-            m->has_duration = 1;
-        }
+        m->has_duration = pprof_meta_int(ctx, ev->text, &m->duration) && m->duration > 0;
+    } else if (strcmp(what, "period_type") == 0 && !m->period_type) {
+        m->period_type = ev->text;
+    } else if (strcmp(what, "period") == 0 && !m->has_period) {
+        m->has_period = pprof_meta_int(ctx, ev->text, &m->period);
     }
 }
 

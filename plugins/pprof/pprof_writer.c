@@ -8,9 +8,9 @@
 
 static const tconv_option_desc pprof_options[] = {
     {"labels", TCONV_OPT_ENUM, "all", "all|pid|none",
-     "sample labels: all = pid, tid, thread, process (and the input's rank or position); pid = "
-     "pid and process (and rank or position) only (threads of a process merge); none = no "
-     "labels (all threads merge)"},
+     "sample labels: all = pid, tid, thread, process, device on GPU streams (and the input's "
+     "rank or position); pid = pid, process and device (and rank or position) only (threads "
+     "of a process merge); none = no labels but step (all threads merge)"},
     {"root", TCONV_OPT_ENUM, "gpu", "gpu|all|none",
      "add the track's name as outermost frame: on GPU stream tracks, on every track, or never"},
     {"category", TCONV_OPT_ENUM, "file", "file|system|none",
@@ -29,6 +29,7 @@ static const tconv_option_desc pprof_options[] = {
     {"gpu", TCONV_OPT_ENUM, "off", "off|attribute",
      "attribute: charge each GPU kernel, copy and set to the CPU stack that launched it, as a "
      "third sample type gpu (go tool pprof -sample_index=gpu)"},
+    TCONV_STEPS_OPTION,
     {0},
 };
 
@@ -92,6 +93,7 @@ static tconv_status pprof_open(tconv_ctx *ctx, tconv_output *out, const tconv_op
         pprof_destroy(w);
         return TCONV_FATAL;
     }
+    w->steps_merged = tconv_steps_merged(opts);
     if (tconv_option_is_set(opts, "track")) {
         w->track_filter = tconv_option_get_string(opts, "track");
         if (!*w->track_filter) w->track_filter = NULL;

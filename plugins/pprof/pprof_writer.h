@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <tconv/plugin.h>
+#include <tconv/steps.h>
 
 #include "pprof_agg.h"
 #include "pprof_meta.h"
@@ -43,6 +44,7 @@ typedef struct pprof_writer {
     int has_start, has_end;
     int64_t start, end;
     const char *track_filter; /* comma-separated glob patterns, NULL for all */
+    int steps_merged;         /* -W steps=merge: one ProfilerStep frame, the number a label */
     int level;                /* gzip level */
 
     /* what arrived */
