@@ -21,7 +21,8 @@ typedef struct chrome_lane {
 typedef struct chrome_wtrack {
     chrome_lane *lanes;
     uint32_t nlanes;
-    int has_sample;
+    int has_sample;  /* its frames are open */
+    int seen_sample; /* sample_ts is the time of its last sample */
     int64_t sample_ts, sample_dur, interval;
     tconv_frame *frames;
     uint32_t nframes, frames_cap;
