@@ -388,6 +388,22 @@ named:
     return TCONV_OK;
 }
 
+/* The arg that holds the flow's id as the producer wrote it (the Chrome reader's "id",
+ * "id2.local" or "id2.global"), or -1. */
+static int chrome_w_flow_id_arg(const chrome_writer *w, const tconv_event *ev)
+{
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const tconv_arg *a = &ev->args[i];
+        if ((a->key == w->s_id || a->key == w->s_id2_local || a->key == w->s_id2_global) &&
+            (a->type == TCONV_ARG_INT || a->type == TCONV_ARG_UINT || a->type == TCONV_ARG_STRING))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* A flow keeps the producer's id when it came with one (a Kineto flow id is the correlation id
+ * users join on); else the reader's hash of (category, name, id) says which events belong
+ * together. */
 static tconv_status chrome_w_flow(chrome_writer *w, const tconv_event *ev)
 {
     const char *ph = ev->kind == TCONV_EV_FLOW_START  ? "s"
@@ -396,13 +412,40 @@ static tconv_status chrome_w_flow(chrome_writer *w, const tconv_event *ev)
     chrome_w_start(w, ph, ev->track, 0);
     chrome_w_name_cat(w, ev);
     chrome_w_ts(w, ev->ts);
-    char id[24];
-    snprintf(id, sizeof id, "0x%" PRIx64, ev->id);
-    chrome_wbuf_cstr(w->b, ",\"id\":\"");
-    chrome_wbuf_cstr(w->b, id);
-    chrome_wbuf_putc(w->b, '"');
+    int k = chrome_w_flow_id_arg(w, ev);
+    if (k >= 0) {
+        const tconv_arg *a = &ev->args[k];
+        chrome_wbuf_cstr(w->b, a->key == w->s_id          ? ",\"id\":"
+                               : a->key == w->s_id2_local ? ",\"id2\":{\"local\":"
+                                                          : ",\"id2\":{\"global\":");
+        chrome_w_arg_value(w, a);
+        if (a->key != w->s_id) chrome_wbuf_putc(w->b, '}');
+    } else {
+        char id[24];
+        snprintf(id, sizeof id, "0x%" PRIx64, ev->id);
+        chrome_wbuf_cstr(w->b, ",\"id\":\"");
+        chrome_wbuf_cstr(w->b, id);
+        chrome_wbuf_putc(w->b, '"');
+    }
     if (ev->flags & TCONV_EVF_BIND_ENCLOSING) chrome_wbuf_cstr(w->b, ",\"bp\":\"e\"");
-    chrome_w_args(w, ev->args, ev->nargs);
+    if (k >= 0) {
+        /* The other args, around the one written as the id. */
+        if (ev->nargs > 1) {
+            chrome_wbuf_cstr(w->b, ",\"args\":{");
+            int first = 1;
+            for (uint32_t i = 0; i < ev->nargs; i++) {
+                if ((int)i == k) continue;
+                if (!first) chrome_wbuf_putc(w->b, ',');
+                first = 0;
+                chrome_wbuf_str(w->b, ev->args[i].key);
+                chrome_wbuf_putc(w->b, ':');
+                chrome_w_arg_value(w, &ev->args[i]);
+            }
+            chrome_wbuf_putc(w->b, '}');
+        }
+    } else {
+        chrome_w_args(w, ev->args, ev->nargs);
+    }
     chrome_w_end(w);
     return TCONV_OK;
 }

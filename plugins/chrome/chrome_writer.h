@@ -52,6 +52,7 @@ typedef struct chrome_writer {
     int memory_open;
     int64_t memory_ts;
     tconv_str s_memory, s_allocated, s_reserved, s_bytes, s_memory_instant;
+    tconv_str s_id, s_id2_local, s_id2_global; /* the args a flow's own id comes in */
     char *tmp;
     size_t tmp_cap;
 } chrome_writer;
