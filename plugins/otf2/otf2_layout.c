@@ -263,10 +263,10 @@ static int otf2_numeric(const char *s)
 
 /* A location is named by its thread_name; else a tid that is a name ("stream 7", Kineto's GPU
  * streams in traces without thread names) by that name, a GPU stream with a numeric tid
- * "stream <tid>", and another thread "pid/tid"; a process-wide track (no tid, as for Chrome
- * counters) by its pid, with " counters" when it holds only counters. So a stream has one name
- * whether its trace names it or not, alone or with other inputs. The location's tid, and its
- * group's pid, as the input wrote them, are properties (otf2_archive.c). */
+ * "stream <tid>" (a lane of it "stream <tid> #2"), and another thread "pid/tid"; a process-wide
+ * track (no tid, as for Chrome counters) by its pid, with " counters" when it holds only counters.
+ * So a stream has one name whether its trace names it or not, alone or with other inputs. The
+ * location's tid, and its group's pid, as the input wrote them, are properties (otf2_archive.c). */
 static void otf2_layout_location_names(otf2_state *st)
 {
     char buf[1024];
@@ -279,10 +279,11 @@ static void otf2_layout_location_names(otf2_state *st)
         const char *label = buf;
         const char *tid = tconv_string_get(st->ctx, k->tid);
         l->tid_ref = *tid ? otf2_strref(st, k->tid) + 1 : 0;
-        if (!k->thread_name && *tid && !otf2_numeric(tid)) {
+        if (!k->thread_name && l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && *tid >= '0' &&
+            *tid <= '9') {
+            snprintf(buf, sizeof(buf), "stream %s", tid); /* also a lane's "7 #2" */
+        } else if (!k->thread_name && *tid && !otf2_numeric(tid)) {
             label = tid;
-        } else if (!k->thread_name && *tid && l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
-            snprintf(buf, sizeof(buf), "stream %s", tid);
         } else if (k->thread_name || *tid) {
             label = otf2_track_label(st, track, buf, sizeof(buf));
         } else {
