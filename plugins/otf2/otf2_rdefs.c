@@ -144,7 +144,8 @@ static OTF2_CallbackCode otf2r_def_location(void *u, OTF2_LocationRef self, OTF2
         r->locs = realloc(r->locs, r->locs_cap * sizeof(*r->locs));
         if (!r->locs) otf2r_oom();
     }
-    r->locs[r->nlocs++] = (otf2r_loc){self, otf2r_string(r, name), group, (uint8_t)type, nevents};
+    r->locs[r->nlocs++] =
+        (otf2r_loc){self, otf2r_string(r, name), group, (uint8_t)type, nevents, 0};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -276,6 +277,7 @@ void otf2r_defs_register(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, otf2r_def_attr);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, otf2r_def_ogroup);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, otf2r_def_comm);
+    otf2r_props_register(cb);
 }
 
 /* A communicator's group (COMM_GROUP) lists, per rank, an index into the COMM_LOCATIONS group
@@ -341,4 +343,5 @@ void otf2r_defs_free(otf2r *r)
     free(r->attrs);
     free(r->ogroups);
     free(r->comms);
+    free(r->params);
 }

@@ -46,6 +46,7 @@ typedef struct otf2r_loc {
     uint32_t group;
     uint8_t type; /* OTF2_LocationType */
     uint64_t nevents;
+    tconv_str tid; /* the "tid" property (otf2_rprops.c), 0: none */
 } otf2r_loc;
 
 typedef struct otf2r_member {
@@ -127,6 +128,8 @@ typedef struct otf2r {
     size_t nogroups;
     otf2r_comm *comms;
     size_t ncomms;
+    uint8_t *params; /* by parameter: the flow event kind it stands for, 0: none */
+    size_t nparams;
     uint64_t **comm_locs; /* per communicator: the location of each rank */
     uint32_t *comm_size;
     uint64_t ticks_per_s;
@@ -154,6 +157,16 @@ void otf2r_defs_free(otf2r *r);
 tconv_str otf2r_string(const otf2r *r, OTF2_StringRef ref);
 /* The time in ns of OTF2 ticks; -1 (error on the ctx) when it does not fit. */
 int otf2r_time(otf2r *r, OTF2_TimeStamp t, int64_t *ns);
+
+/* otf2_rprops.c: the pid and tid properties of tconv's archives, and flows written as Parameter
+ * records */
+void otf2r_props_register(OTF2_GlobalDefReaderCallbacks *cb);
+void otf2r_props_register_events(OTF2_EvtReaderCallbacks *cb);
+/* The tid of a location's track: its "tid" property, else its reference. */
+tconv_str otf2r_loc_tid(otf2r *r, const otf2r_loc *loc);
+
+/* otf2_revents.c: the attribute list as args (only when someone reads them), in r->argv. */
+void otf2r_args(otf2r *r, OTF2_AttributeList *al, tconv_event *ev);
 
 /* otf2_rmarkers.c: the archive's markers as instants (spans when they last) */
 tconv_status otf2r_markers_read(otf2r *r);

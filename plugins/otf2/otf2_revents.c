@@ -35,8 +35,7 @@ static OTF2_CallbackCode otf2r_push(otf2r *r, tconv_event *ev)
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* The attribute list as args (only when someone reads them). */
-static void otf2r_args(otf2r *r, OTF2_AttributeList *al, tconv_event *ev)
+void otf2r_args(otf2r *r, OTF2_AttributeList *al, tconv_event *ev)
 {
     if (!r->args || !al) return;
     uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
@@ -378,6 +377,7 @@ void otf2r_events_register(OTF2_EvtReaderCallbacks *cb)
     OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, otf2r_ev_recv);
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, otf2r_ev_irecv);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, otf2r_ev_other);
+    otf2r_props_register_events(cb);
 }
 
 static tconv_status otf2r_meta(otf2r *r, uint32_t track, tconv_str what, tconv_str text)
@@ -423,9 +423,7 @@ tconv_status otf2r_events_begin(otf2r *r, const otf2r_loc *loc)
         r->track = tconv_track_get(r->ctx, g->pid, r->s_empty);
         tconv_track_set_kind(r->ctx, r->track, TCONV_TRACK_PROCESS);
     } else {
-        char tid[24];
-        snprintf(tid, sizeof(tid), "%" PRIu64, loc->id);
-        r->track = tconv_track_get(r->ctx, g->pid, tconv_string_intern_cstr(r->ctx, tid));
+        r->track = tconv_track_get(r->ctx, g->pid, otf2r_loc_tid(r, loc));
         if (loc->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM)
             tconv_track_set_kind(r->ctx, r->track, TCONV_TRACK_GPU);
         if (loc->name && otf2r_meta(r, r->track, r->s_thread_name, loc->name) != TCONV_OK)

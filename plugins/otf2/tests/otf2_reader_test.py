@@ -29,9 +29,9 @@ def run(cmd, **kw):
     return r.stdout
 
 
-def to_otf2(tconv, trace, out):
+def to_otf2(tconv, trace, out, *opts):
     shutil.rmtree(out, ignore_errors=True)
-    run([tconv, "-q", "-w", "otf2", "-o", out, trace])
+    run([tconv, "-q", "-w", "otf2", *opts, "-o", out, trace])
     return os.path.join(out, "traces.otf2")
 
 
@@ -64,11 +64,15 @@ def instants(dump):
     return sorted(out, key=repr)
 
 
-def normalise(events, back):
-    """Per-track blocks of comparable lines, as a sorted list."""
+def normalise(events, back, messages):
+    """Per-track blocks of comparable lines, as a sorted list. With messages (-W flows=messages),
+    a lone flow event has no message, and a step comes back as a receive and a send; else every
+    flow event comes back as it was, numbered by its flow."""
     flows = [e for e in events if e[0].startswith("flow")]
     ids = collections.Counter(e[3]["id"] for e in flows)
     parent = {}
+    lone = 2 if messages else 1
+    back = back and messages
 
     def find(x):
         while parent.get(x, x) != x:
@@ -91,7 +95,7 @@ def normalise(events, back):
                 ends[0][3]["step"] = starts[0][3]["step"] = "1"
     chain = collections.defaultdict(list)
     for e in flows:
-        if back or ids[e[3]["id"]] > 1:
+        if back or ids[e[3]["id"]] >= lone:
             kind = "flow-step" if e[3].get("step") else e[0]
             if kind == "flow-step" and e[0] == "flow-start":
                 continue
@@ -100,7 +104,7 @@ def normalise(events, back):
     blocks = collections.defaultdict(list)
     for kind, ts, track, f in events:
         if kind.startswith("flow"):
-            if not back and ids[f["id"]] < 2:
+            if not back and ids[f["id"]] < lone:
                 continue  # a lone flow event: no message in OTF2
             if f.get("step") and kind == "flow-start":
                 continue
@@ -131,36 +135,45 @@ def strip_tracks(blocks):
     return sorted(out, key=repr)
 
 
+def roundtrip_one(tconv, tmp, trace, messages):
+    a = os.path.join(tmp, "rt")
+    to_otf2(tconv, trace, a, *(["-W", "flows=messages"] if messages else []))
+    dump_orig = run([tconv, "-q", "-w", "text-ordered", trace])
+    dump_back = run([tconv, "-q", "-r", "otf2", "-w", "text-ordered", a])
+    if instants(dump_orig) != instants(dump_back):
+        sys.exit(f"FAIL: {trace}: instants {instants(dump_orig)[:3]}... came back as "
+                 f"{instants(dump_back)[:3]}... ({len(instants(dump_orig))} vs "
+                 f"{len(instants(dump_back))})")
+    orig, back = parse(dump_orig), parse(dump_back)
+    no = strip_tracks(normalise(orig, False, messages))
+    nb = strip_tracks(normalise(back, True, messages))
+    if no != nb:
+        for i, (x, y) in enumerate(zip(no, nb)):
+            if x != y:
+                for j, (p, q) in enumerate(zip(x, y)):
+                    if p != q:
+                        print(f"track block {i}, line {j}: {p} != {q}", file=sys.stderr)
+                        break
+                else:
+                    print(f"track block {i}: {len(x)} vs {len(y)} lines", file=sys.stderr)
+                break
+        sys.exit(f"FAIL: {trace}: the OTF2 round trip changed the events "
+                 f"({sum(map(len, no))} vs {sum(map(len, nb))} in {len(no)} vs {len(nb)} tracks)")
+    kinds = collections.Counter(line[0] for b in no for line in b)
+    kinds["instant"] = len(instants(dump_orig))
+    print(f"ok roundtrip {os.path.basename(trace)}{' (flows=messages)' if messages else ''}: "
+          f"{dict(sorted(kinds.items()))}")
+
+
 def roundtrip(tconv, tmp, traces):
+    """Each trace through OTF2 and back, with flows as Parameter records (the default) and as
+    messages."""
     for trace in traces:
         if not os.path.exists(trace):
             print(f"{trace} absent: skipping", file=sys.stderr)
             return SKIP
-        a = os.path.join(tmp, "rt")
-        to_otf2(tconv, trace, a)
-        dump_orig = run([tconv, "-q", "-w", "text-ordered", trace])
-        dump_back = run([tconv, "-q", "-r", "otf2", "-w", "text-ordered", a])
-        if instants(dump_orig) != instants(dump_back):
-            sys.exit(f"FAIL: {trace}: instants {instants(dump_orig)[:3]}... came back as "
-                     f"{instants(dump_back)[:3]}... ({len(instants(dump_orig))} vs "
-                     f"{len(instants(dump_back))})")
-        orig, back = parse(dump_orig), parse(dump_back)
-        no, nb = strip_tracks(normalise(orig, False)), strip_tracks(normalise(back, True))
-        if no != nb:
-            for i, (x, y) in enumerate(zip(no, nb)):
-                if x != y:
-                    for j, (p, q) in enumerate(zip(x, y)):
-                        if p != q:
-                            print(f"track block {i}, line {j}: {p} != {q}", file=sys.stderr)
-                            break
-                    else:
-                        print(f"track block {i}: {len(x)} vs {len(y)} lines", file=sys.stderr)
-                    break
-            sys.exit(f"FAIL: {trace}: the OTF2 round trip changed the events "
-                     f"({sum(map(len, no))} vs {sum(map(len, nb))} in {len(no)} vs {len(nb)} tracks)")
-        kinds = collections.Counter(line[0] for b in no for line in b)
-        kinds["instant"] = len(instants(dump_orig))
-        print(f"ok roundtrip {os.path.basename(trace)}: {dict(sorted(kinds.items()))}")
+        for messages in (False, True):
+            roundtrip_one(tconv, tmp, trace, messages)
     return 0
 
 
