@@ -241,6 +241,15 @@ static tconv_status pf_w_hold_metadata(pf_writer *w, const tconv_event *ev)
 static tconv_status pf_w_start(pf_writer *w)
 {
     w->started = 1;
+    /* The sequence's first packet, which clears its state: a trace without events is still a
+     * trace (a file of no packets would be no format at all). */
+    pf_buf *b = &w->out_buf;
+    size_t m = pf_open(b, PF_TRACE_PACKET);
+    pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
+    pf_put_uint(b, PF_PKT_SEQ_FLAGS, PF_SEQ_CLEARED);
+    pf_close(b, m);
+    w->first_written = 1;
+    w->packets++;
     for (size_t i = 0; i < w->nmetas; i++) {
         tconv_event ev = w->metas[i].ev;
         ev.args = ev.nargs ? w->metas_args + w->metas[i].arg0 : NULL;
@@ -346,6 +355,8 @@ static tconv_status pf_w_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     w->s_kind = tconv_string_intern_cstr(ctx, "kind");
     w->s_name = tconv_string_intern_cstr(ctx, "name");
     w->s_id = tconv_string_intern_cstr(ctx, "id");
+    w->s_ithread = tconv_string_intern_cstr(ctx, "thread");
+    w->s_isort = tconv_string_intern_cstr(ctx, "thread_sort");
     *state = w;
     return TCONV_OK;
 }

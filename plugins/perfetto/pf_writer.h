@@ -77,7 +77,7 @@ typedef struct pf_writer {
     size_t nstrs;
     uint32_t next_name, next_cat, next_annot, next_sval;
     /* tconv's own names (pf_fields.h): records of identities and the repaired spans' length */
-    tconv_str s_measured, s_text, s_key, s_track, s_counter, s_pid, s_tid, s_kind, s_name, s_id;
+    tconv_str s_measured, s_text, s_key, s_track, s_counter, s_pid, s_tid, s_kind, s_name, s_id, s_ithread, s_isort;
 
     pf_wtrack *tracks;
     size_t ntracks, tracks_cap;

@@ -77,17 +77,19 @@ static uint32_t pf_w_frame(pf_writer *w, const tconv_frame *f)
 tconv_status pf_w_sample(pf_writer *w, const tconv_event *ev)
 {
     uint64_t callstack = 0;
-    if (ev->nframes) {
+    {
         if (!w->stacks && !(w->stacks = tconv_stacktab_new())) return pf_w_oom(w);
         uint32_t node = tconv_stacktab_intern(w->stacks, ev->frames, ev->nframes);
-        if (node >= w->stack_written_cap) {
+        /* iid 1 is the empty stack, node k is k + 2 (iid 0 means none). */
+        size_t slot = node == TCONV_STACK_ROOT ? 0 : (size_t)node + 1;
+        if (slot >= w->stack_written_cap) {
             size_t old = w->stack_written_cap;
-            TCONV_ARRAY_GROW(w->stack_written, w->stack_written_cap, (size_t)node + 1);
+            TCONV_ARRAY_GROW(w->stack_written, w->stack_written_cap, slot + 1);
             memset(w->stack_written + old, 0, w->stack_written_cap - old);
         }
-        callstack = (uint64_t)node + 1;
-        if (!w->stack_written[node]) {
-            w->stack_written[node] = 1;
+        callstack = (uint64_t)slot + 1;
+        if (!w->stack_written[slot]) {
+            w->stack_written[slot] = 1;
             /* Frames first: the callstack entry refers to them. */
             uint32_t small[64], *ids = small;
             if (ev->nframes > 64 && !(ids = tconv_array_alloc(ev->nframes, sizeof *ids)))
@@ -108,7 +110,7 @@ tconv_status pf_w_sample(pf_writer *w, const tconv_event *ev)
     if (!numeric) w->samples_no_pid++;
     pf_put_uint(&w->ev, PF_PS_PID, numeric ? (uint64_t)t->pid_num : 0);
     pf_put_uint(&w->ev, PF_PS_TID, numeric ? (uint64_t)t->tid_num : 0);
-    if (callstack) pf_put_uint(&w->ev, PF_PS_CALLSTACK, callstack);
+    pf_put_uint(&w->ev, PF_PS_CALLSTACK, callstack); /* a sample without frames: an empty one */
     if (ev->nframes && (ev->frames[ev->nframes - 1].flags & TCONV_FRAME_KERNEL))
         pf_put_uint(&w->ev, PF_PS_CPU_MODE, 1 /* MODE_KERNEL */);
     return pf_w_packet(w, 1, ev->ts, PF_PKT_PERF_SAMPLE);

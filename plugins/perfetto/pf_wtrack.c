@@ -81,6 +81,8 @@ static tconv_status pf_w_identity(pf_writer *w, uint64_t uuid, const tconv_track
     pf_w_rec_str(w, w->s_tid, t->tid);
     tconv_str kind = tconv_string_intern_cstr(w->ctx, t->kind < 5 ? pf_kind_names[t->kind] : "");
     pf_w_rec_str(w, w->s_kind, kind);
+    if (t->thread_name) pf_w_rec_str(w, w->s_ithread, t->thread_name);
+    if (t->thread_sort) pf_w_annot_int(w, pf_w_annot_name(w, w->s_isort), t->thread_sort);
     return pf_w_meta_packet(w, uuid, w->s_track, 0, 0);
 }
 
@@ -199,7 +201,10 @@ uint64_t pf_w_track(pf_writer *w, uint32_t track)
         dkind = proc_numeric ? TCONV_TRACK_ASYNC : TCONV_TRACK_GLOBAL;
     }
     if (pf_w_descriptor(w) != TCONV_OK) return 0;
-    if ((dpid != t.pid || dtid != t.tid || dkind != t.kind) &&
+    /* A named track's thread name, when it has one, goes with the record too: its descriptor's
+     * name may be its tid. */
+    if ((dpid != t.pid || dtid != t.tid || dkind != t.kind ||
+         ((t.thread_name || t.thread_sort) && dkind != TCONV_TRACK_THREAD)) &&
         pf_w_identity(w, uuid, &t) != TCONV_OK)
         return 0;
     return uuid;
@@ -292,6 +297,7 @@ tconv_status pf_w_metadata(pf_writer *w, const tconv_event *ev)
 {
     uint64_t uuid = pf_w_track(w, ev->track);
     if (!uuid) return TCONV_FATAL;
+    if (ev->cat) pf_put_uint(&w->ev, PF_TE_CATEGORY_IIDS, pf_w_category(w, ev->cat));
     pf_w_args(w, ev->args, ev->nargs);
     /* The value and sub-key have no field of their own: an annotation says them, unless the
      * value is what the lone arg gives. */
