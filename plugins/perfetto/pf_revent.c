@@ -773,6 +773,12 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
             goto done;
         default:
             r->bad_events++;
+            if (r->strict) {
+                char what[96];
+                snprintf(what, sizeof what, "a track event of no type and legacy phase %d", phase);
+                st = pf_r_error(r, what);
+                goto done;
+            }
             tconv_warning_add(r->ctx, "perfetto.unknown-event",
                               "%s:%" PRIu64 ": a track event of no type and legacy phase %d; "
                               "skipped",

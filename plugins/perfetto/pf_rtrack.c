@@ -374,6 +374,8 @@ tconv_status pf_r_descriptor(pf_reader *r, const uint8_t *msg, size_t len)
  * given as (name, string id, integer). */
 void pf_r_identity(pf_reader *r, pf_rtrack *t, int counter, const tconv_arg *args, size_t n)
 {
+    /* A record names a track of tconv's, whether or not events come on it. */
+    int track = !counter;
     for (size_t i = 0; i < n; i++) {
         const tconv_arg *a = &args[i];
         tconv_str s = a->type == TCONV_ARG_STRING ? a->v.s : 0;
@@ -396,6 +398,7 @@ void pf_r_identity(pf_reader *r, pf_rtrack *t, int counter, const tconv_arg *arg
                 if (strcmp(k, pf_r_kinds[j]) == 0) t->ikind = j;
         }
     }
+    if (track && t->tconv == UINT32_MAX) pf_r_track_use(r, t, 0);
 }
 
 /* ---- process trees ----------------------------------------------------------------------- */

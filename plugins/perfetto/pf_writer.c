@@ -277,6 +277,12 @@ static tconv_status pf_w_finish(void *state)
 {
     pf_writer *w = state;
     if (!w->started && pf_w_start(w) != TCONV_OK) return TCONV_FATAL;
+    /* Tracks that no event came on (an input's track of dropped events): described all the
+     * same, with their identity, so that a reader has the same tracks. */
+    uint32_t n = tconv_track_count(w->ctx);
+    for (uint32_t i = 0; i < n; i++)
+        if ((i >= w->ntracks || !w->tracks[i].uuid) && pf_w_track_idle(w, i) != TCONV_OK)
+            return TCONV_FATAL;
     if (pf_w_flush(w) != TCONV_OK) return TCONV_FATAL;
     if (w->gz && tconv_gzout_finish(w->gz) != 0) return TCONV_FATAL;
     if (w->samples_no_pid)

@@ -122,6 +122,8 @@ tconv_status pf_w_oom(pf_writer *w);
 /* pf_wtrack.c */
 /* The uuid of a track's descriptor, written (with its parents) when first asked. 0 on error. */
 uint64_t pf_w_track(pf_writer *w, uint32_t track);
+/* A track no event refers to: its descriptor and, always, its identity record. */
+tconv_status pf_w_track_idle(pf_writer *w, uint32_t track);
 /* The uuid of the counter track of this event's series. 0 on error. */
 uint64_t pf_w_series(pf_writer *w, const tconv_event *ev);
 /* A metadata event (legacy 'M') on a written track. */

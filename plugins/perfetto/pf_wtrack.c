@@ -210,6 +210,14 @@ uint64_t pf_w_track(pf_writer *w, uint32_t track)
     return uuid;
 }
 
+tconv_status pf_w_track_idle(pf_writer *w, uint32_t track)
+{
+    uint64_t uuid = pf_w_track(w, track);
+    if (!uuid) return TCONV_FATAL;
+    tconv_track t = *tconv_track_describe(w->ctx, track);
+    return pf_w_identity(w, uuid, &t);
+}
+
 uint64_t pf_w_series(pf_writer *w, const tconv_event *ev)
 {
     uint64_t k = (uint64_t)ev->name << 32 | ev->key;
