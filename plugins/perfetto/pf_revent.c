@@ -38,6 +38,7 @@ typedef struct pf_rte {
     uint64_t uuid;
     tconv_str name;
     tconv_str cat;
+    int has_cat;
     size_t nannots;
     int has_ivalue, has_dvalue;
     int64_t ivalue;
@@ -249,6 +250,7 @@ static int pf_r_parse(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, 
     /* Several categories read as Chrome writes them: "a,b". */
     char buf[1024];
     size_t n = 0;
+    e->has_cat = ncats + ncatstr > 0;
     for (size_t i = 0; i < ncats + ncatstr; i++) {
         tconv_str cs;
         if (i < ncats) {
@@ -506,7 +508,7 @@ static tconv_status pf_r_flow(pf_reader *r, uint32_t track, int64_t ts, uint64_t
     return pf_r_push(r, &ev);
 }
 
-static tconv_status pf_r_counter(pf_reader *r, pf_rtrack *c, int64_t ts, double v, tconv_str cat,
+static tconv_status pf_r_counter(pf_reader *r, pf_rtrack *c, int64_t ts, double v, int has_cat, tconv_str cat,
                                  const tconv_arg *args, int nargs)
 {
     uint32_t track;
@@ -525,7 +527,7 @@ static tconv_status pf_r_counter(pf_reader *r, pf_rtrack *c, int64_t ts, double 
     ev.key = c->has_cident ? c->ckey : 0;
     ev.id = c->has_cident ? c->cid : 0;
     ev.unit = c->unit;
-    ev.cat = cat ? cat : c->cat;
+    ev.cat = has_cat ? cat : c->cat;
     ev.value = v;
     ev.args = nargs > 0 ? args : NULL;
     ev.nargs = nargs > 0 ? (uint32_t)nargs : 0;
@@ -673,7 +675,7 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
     if (e->type == PF_TYPE_COUNTER || (t && t->type == PF_RT_COUNTER && !meta && !e->type)) {
         if (t && (e->has_ivalue || e->has_dvalue)) {
             double v = e->has_dvalue ? e->dvalue : (double)e->ivalue;
-            st = pf_r_counter(r, t, ts, v, e->cat, r->args, nargs);
+            st = pf_r_counter(r, t, ts, v, e->has_cat, e->cat, r->args, nargs);
         } else {
             r->bad_events++;
         }
@@ -682,12 +684,12 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
     size_t nx = e->nxuuid ? e->nxuuid : s->nextra;
     for (size_t i = 0; i < e->nxval && i < nx && st == TCONV_OK; i++) {
         pf_rtrack *c = pf_r_track_find(r, e->nxuuid ? e->xuuid[i] : s->extra[i]);
-        if (c) st = pf_r_counter(r, c, ts, (double)e->xval[i], 0, NULL, 0);
+        if (c) st = pf_r_counter(r, c, ts, (double)e->xval[i], 0, 0, NULL, 0);
     }
     nx = e->nxduuid ? e->nxduuid : s->nextra_d;
     for (size_t i = 0; i < e->nxdval && i < nx && st == TCONV_OK; i++) {
         pf_rtrack *c = pf_r_track_find(r, e->nxduuid ? e->xduuid[i] : s->extra_d[i]);
-        if (c) st = pf_r_counter(r, c, ts, e->xdval[i], 0, NULL, 0);
+        if (c) st = pf_r_counter(r, c, ts, e->xdval[i], 0, 0, NULL, 0);
     }
     if (st != TCONV_OK || e->type == PF_TYPE_COUNTER) goto done;
 

@@ -35,21 +35,27 @@ void pf_w_annot_int(pf_writer *w, uint32_t name_iid, int64_t value)
     pf_close(&w->ev, m);
 }
 
+/* The iid of a string value, interning it now. 0 when out of memory. */
+static uint32_t pf_w_sval_iid(pf_writer *w, pf_wstr *e, tconv_str value)
+{
+    if (e->sval && e->sval != PF_SEEN_ONCE) return e->sval;
+    uint32_t iid = w->next_sval + 1;
+    if (iid >= w->sval_rev_cap) TCONV_ARRAY_GROW(w->sval_rev, w->sval_rev_cap, (size_t)iid + 1);
+    w->sval_rev[iid] = value;
+    e->sval = w->next_sval = iid;
+    size_t m = pf_open(&w->intern, PF_ID_STRING_VALUES);
+    pf_put_uint(&w->intern, PF_IID, iid);
+    pf_put_bytes(&w->intern, PF_IID_NAME, tconv_string_get(w->ctx, value),
+                 tconv_string_length(w->ctx, value));
+    pf_close(&w->intern, m);
+    return iid;
+}
+
 static void pf_w_string_value(pf_writer *w, tconv_str value)
 {
     pf_wstr *e = pf_w_str(w, value);
-    if (e && e->sval && e->sval != PF_SEEN_ONCE) {
-        pf_put_uint(&w->ev, PF_DA_STRING_IID, e->sval);
-        return;
-    }
-    if (e && e->sval == PF_SEEN_ONCE) {
-        e->sval = ++w->next_sval;
-        size_t m = pf_open(&w->intern, PF_ID_STRING_VALUES);
-        pf_put_uint(&w->intern, PF_IID, e->sval);
-        pf_put_bytes(&w->intern, PF_IID_NAME, tconv_string_get(w->ctx, value),
-                     tconv_string_length(w->ctx, value));
-        pf_close(&w->intern, m);
-        pf_put_uint(&w->ev, PF_DA_STRING_IID, e->sval);
+    if (e && e->sval) {
+        pf_put_uint(&w->ev, PF_DA_STRING_IID, pf_w_sval_iid(w, e, value));
         return;
     }
     if (e) e->sval = PF_SEEN_ONCE;
@@ -74,6 +80,7 @@ typedef struct pf_jlevel {
 } pf_jlevel;
 
 typedef struct pf_jstate {
+    pf_writer *w;
     pf_buf *b;
     pf_jlevel *levels;
     size_t depth, cap;
@@ -187,9 +194,16 @@ static int pf_j_scalar(void *user, const tconv_json_token *t)
     }
     size_t m = pf_j_child(s);
     switch (t->kind) {
-    case TCONV_JSON_STRING:
-        pf_put_bytes(s->b, PF_DA_STRING, t->text, t->len);
+    case TCONV_JSON_STRING: {
+        /* Interned: the same few type names and values come back in every op's args. */
+        tconv_str sid = t->len ? tconv_string_intern(s->w->ctx, t->text, t->len) : 0;
+        pf_wstr *e = sid ? pf_w_str(s->w, sid) : NULL;
+        if (e)
+            pf_put_uint(s->b, PF_DA_STRING_IID, pf_w_sval_iid(s->w, e, sid));
+        else
+            pf_put_bytes(s->b, PF_DA_STRING, t->text, t->len);
         break;
+    }
     case TCONV_JSON_NUMBER:
         pf_j_number(s->b, t->text, t->len);
         break;
@@ -205,6 +219,14 @@ static int pf_j_scalar(void *user, const tconv_json_token *t)
     return TCONV_JSON_GO;
 }
 
+static const char *pf_w_sval_text(void *user, uint32_t table, uint64_t iid, size_t *len)
+{
+    pf_writer *w = user;
+    if (table != PF_ID_STRING_VALUES || iid >= w->sval_rev_cap || iid > w->next_sval) return NULL;
+    *len = tconv_string_length(w->ctx, w->sval_rev[iid]);
+    return tconv_string_get(w->ctx, w->sval_rev[iid]);
+}
+
 /* Encodes the JSON text as annotation value fields into w->scratch: 0 when it nests and reads
  * back as the same text, -1 otherwise (out of memory included; the caller then writes it as
  * text, which is never wrong). */
@@ -212,13 +234,13 @@ static int pf_w_json_nest(pf_writer *w, const char *text, size_t len)
 {
     static const tconv_json_callbacks cb = {pf_j_begin, pf_j_end, pf_j_key, pf_j_scalar};
     w->scratch.len = 0;
-    pf_jstate s = {.b = &w->scratch};
+    pf_jstate s = {.w = w, .b = &w->scratch};
     int ok = -1;
     tconv_json_lexer *lx = tconv_json_new(&cb, &s, 0);
     if (lx && tconv_json_feed(lx, text, len) == 0 && tconv_json_end(lx) == 0 && !s.bad &&
         !w->scratch.oom) {
         pf_text back = {0};
-        if (pf_json_of_annotation(&back, w->scratch.p, w->scratch.len, NULL, NULL,
+        if (pf_json_of_annotation(&back, w->scratch.p, w->scratch.len, pf_w_sval_text, w,
                                   PF_JSON_MAX_DEPTH + 1) == 0 &&
             !back.oom && back.len == len && memcmp(back.p, text, len) == 0)
             ok = 0;

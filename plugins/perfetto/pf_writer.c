@@ -21,6 +21,8 @@
 
 /* A single sequence; any non-zero id. */
 #define PF_SEQ_ID 1
+/* The sequence's own clock (ids 64..127 belong to a sequence). */
+#define PF_SEQ_CLOCK 64
 #define PF_FLUSH_BYTES (256u << 10)
 
 tconv_status pf_w_oom(pf_writer *w)
@@ -106,7 +108,13 @@ tconv_status pf_w_packet(pf_writer *w, int has_ts, int64_t ts, uint32_t payload_
     size_t m = pf_open(b, PF_TRACE_PACKET);
     /* Perfetto's times are unsigned: a negative time is written as its two's complement and
      * read back as the same int64 (trace viewers show it far in the future). */
-    if (has_ts) pf_put_uint(b, PF_PKT_TIMESTAMP, (uint64_t)ts);
+    if (has_ts && w->seq_clock && ts >= w->t0) {
+        pf_put_uint(b, PF_PKT_TIMESTAMP, (uint64_t)(ts - w->t0));
+    } else if (has_ts) {
+        /* Before the clock's zero (a metadata event's time): on the trace's clock. */
+        if (w->seq_clock) pf_put_uint(b, PF_PKT_TIMESTAMP_CLOCK_ID, PF_CLOCK_BOOTTIME);
+        pf_put_uint(b, PF_PKT_TIMESTAMP, (uint64_t)ts);
+    }
     pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
     uint32_t flags = 0;
     if (!w->first_written) {
@@ -148,7 +156,14 @@ static void pf_w_legacy(pf_writer *w, const tconv_event *ev, int phase, int scop
 
 static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
 {
-    uint64_t uuid = ev->kind == TCONV_EV_COUNTER ? pf_w_series(w, ev) : pf_w_track(w, ev->track);
+    pf_wseries *series = NULL;
+    uint64_t uuid;
+    if (ev->kind == TCONV_EV_COUNTER) {
+        series = pf_w_series(w, ev);
+        uuid = series ? series->uuid : 0;
+    } else {
+        uuid = pf_w_track(w, ev->track);
+    }
     if (!uuid) return TCONV_FATAL;
     pf_buf *b = &w->ev;
     int async = (ev->flags & TCONV_EVF_ASYNC) != 0;
@@ -183,7 +198,7 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
     case TCONV_EV_COUNTER: {
         pf_put_uint(b, PF_TE_TYPE, PF_TYPE_COUNTER);
         pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
-        if (ev->cat) pf_put_uint(b, PF_TE_CATEGORY_IIDS, pf_w_category(w, ev->cat));
+        if (ev->cat != series->cat) pf_put_uint(b, PF_TE_CATEGORY_IIDS, pf_w_category(w, ev->cat));
         double v = ev->value;
         /* Integers as varints (most counters are byte counts); the double otherwise. */
         if (v >= -9007199254740992.0 && v <= 9007199254740992.0 && v == (double)(int64_t)v &&
@@ -247,6 +262,27 @@ static tconv_status pf_w_start(pf_writer *w)
     size_t m = pf_open(b, PF_TRACE_PACKET);
     pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
     pf_put_uint(b, PF_PKT_SEQ_FLAGS, PF_SEQ_CLEARED);
+    /* Times on a clock of the sequence whose zero is the trace's first time, which a clock
+     * snapshot ties to BOOTTIME, the trace's clock: each stays an absolute time (no deltas, no
+     * state but the snapshot), in 5 to 7 bytes where nanoseconds since 1970 take 9. */
+    int64_t first, last;
+    if (w->want_seq_clock && tconv_ctx_bounds(w->ctx, &first, &last) && first >= 0) {
+        w->seq_clock = 1;
+        w->t0 = first;
+        size_t d = pf_open(b, PF_PKT_DEFAULTS);
+        pf_put_uint(b, PF_DEF_CLOCK_ID, PF_SEQ_CLOCK);
+        pf_close(b, d);
+        size_t cs = pf_open(b, PF_PKT_CLOCK_SNAPSHOT);
+        size_t k = pf_open(b, PF_CS_CLOCKS);
+        pf_put_uint(b, PF_CLK_ID, PF_SEQ_CLOCK);
+        pf_put_uint(b, PF_CLK_TS, 0);
+        pf_close(b, k);
+        k = pf_open(b, PF_CS_CLOCKS);
+        pf_put_uint(b, PF_CLK_ID, PF_CLOCK_BOOTTIME);
+        pf_put_uint(b, PF_CLK_TS, (uint64_t)first);
+        pf_close(b, k);
+        pf_close(b, cs);
+    }
     pf_close(b, m);
     w->first_written = 1;
     w->packets++;
@@ -306,6 +342,7 @@ static void pf_w_destroy(void *state)
     pf_buf_free(&w->jcache);
     tconv_map_free(&w->json_map);
     free(w->strs);
+    free(w->sval_rev);
     free(w->tracks);
     tconv_map_free(&w->by_key);
     tconv_map_free(&w->procs);
@@ -342,6 +379,7 @@ static tconv_status pf_w_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     w->ctx = ctx;
     w->out = out;
     w->next_uuid = 1;
+    w->want_seq_clock = strcmp(tconv_option_get_string(opts, "clock"), "sequence") == 0;
     int gzip = tconv_option_is_set(opts, "gzip") ? tconv_option_get_bool(opts, "gzip")
                                                  : pf_w_ends_with(tconv_output_name(out), ".gz");
     if (gzip) {
@@ -371,6 +409,9 @@ static const tconv_option_desc pf_w_options[] = {
     {"gzip", TCONV_OPT_BOOL, "false", NULL,
      "gzip the trace (Perfetto opens .pftrace.gz); default: when the output name ends in .gz"},
     {"level", TCONV_OPT_INT, "6", "1..9", "gzip level"},
+    {"clock", TCONV_OPT_ENUM, "sequence", "sequence|boottime",
+     "sequence: times from the trace's first, on a clock of the sequence that a clock snapshot "
+     "ties to BOOTTIME (shorter); boottime: nanoseconds as they are, on the default clock"},
     {0},
 };
 

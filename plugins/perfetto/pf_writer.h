@@ -40,7 +40,7 @@ typedef struct pf_wproc {
 /* One counter series (track, name, key, unit, id): a counter track. */
 typedef struct pf_wseries {
     uint32_t track;
-    tconv_str name, key, unit;
+    tconv_str name, key, unit, cat;
     uint64_t id;
     uint64_t uuid;
     uint32_t next; /* next series with the same (name, key, track); UINT32_MAX: none */
@@ -70,11 +70,16 @@ typedef struct pf_writer {
     pf_buf jcache;  /* encoded JSON values, by string id (json_map) */
     tconv_map json_map;
     int started;       /* the tracks are final: descriptors and metadata are written */
+    int seq_clock;     /* times are on the sequence's clock, t0 its zero (pf_writer.c) */
+    int want_seq_clock;
+    int64_t t0;
     int first_written; /* the sequence's first packet (SEQ_INCREMENTAL_STATE_CLEARED) is out */
     uint64_t packets, bytes;
 
     pf_wstr *strs;
     size_t nstrs;
+    tconv_str *sval_rev; /* by string value iid: the string */
+    size_t sval_rev_cap;
     uint32_t next_name, next_cat, next_annot, next_sval;
     /* tconv's own names (pf_fields.h): records of identities and the repaired spans' length */
     tconv_str s_measured, s_text, s_key, s_track, s_counter, s_pid, s_tid, s_kind, s_name, s_id, s_ithread, s_isort;
@@ -124,8 +129,8 @@ tconv_status pf_w_oom(pf_writer *w);
 uint64_t pf_w_track(pf_writer *w, uint32_t track);
 /* A track no event refers to: its descriptor and, always, its identity record. */
 tconv_status pf_w_track_idle(pf_writer *w, uint32_t track);
-/* The uuid of the counter track of this event's series. 0 on error. */
-uint64_t pf_w_series(pf_writer *w, const tconv_event *ev);
+/* The counter track of this event's series (its uuid in ->uuid). NULL on error. */
+pf_wseries *pf_w_series(pf_writer *w, const tconv_event *ev);
 /* A metadata event (legacy 'M') on a written track. */
 tconv_status pf_w_metadata(pf_writer *w, const tconv_event *ev);
 

@@ -111,7 +111,7 @@ static uint64_t pf_w_process(pf_writer *w, const tconv_track *t, int *numeric)
     if (idx != TCONV_MAP_NONE) return w->procv[idx].uuid;
     /* A process known only by its threads. */
     if (w->nprocs == w->procs_cap) TCONV_ARRAY_GROW(w->procv, w->procs_cap, w->nprocs + 1);
-    uint64_t uuid = (1ull << 40) + w->next_uuid++;
+    uint64_t uuid = w->next_uuid++;
     w->procv[w->nprocs].uuid = uuid;
     tconv_map_put(&w->procs, t->pid, t->input, (uint32_t)w->nprocs++);
     pf_put_uint(&w->ev, PF_TD_UUID, uuid);
@@ -148,7 +148,6 @@ uint64_t pf_w_track(pf_writer *w, uint32_t track)
     /* A copy: writing parents may create no track, but the pointer is only promised until
      * then. */
     tconv_track t = *tconv_track_describe(w->ctx, track);
-    uint64_t uuid = (uint64_t)track + 1;
     int proc_numeric = 0;
     uint64_t parent = 0;
     int is_process = t.tid == 0 && t.pid != 0;
@@ -165,6 +164,8 @@ uint64_t pf_w_track(pf_writer *w, uint32_t track)
         parent = pf_w_track(w, base);
         if (!parent) return 0;
     }
+    /* Uuids in order of first use: small numbers, short varints on every event. */
+    uint64_t uuid = w->next_uuid++;
     w->tracks[track].uuid = uuid;
 
     /* What the reader will make of the descriptor: (pid, tid, kind). */
@@ -218,14 +219,14 @@ tconv_status pf_w_track_idle(pf_writer *w, uint32_t track)
     return pf_w_identity(w, uuid, &t);
 }
 
-uint64_t pf_w_series(pf_writer *w, const tconv_event *ev)
+pf_wseries *pf_w_series(pf_writer *w, const tconv_event *ev)
 {
     uint64_t k = (uint64_t)ev->name << 32 | ev->key;
     uint32_t i = tconv_map_get(&w->series_map, k, ev->track), last = TCONV_MAP_NONE;
     for (; i != TCONV_MAP_NONE; last = i, i = w->series[i].next)
-        if (w->series[i].unit == ev->unit && w->series[i].id == ev->id) return w->series[i].uuid;
+        if (w->series[i].unit == ev->unit && w->series[i].id == ev->id) return &w->series[i];
     uint64_t parent = pf_w_track(w, ev->track);
-    if (!parent) return 0;
+    if (!parent) return NULL;
     if (w->nseries == w->series_cap) TCONV_ARRAY_GROW(w->series, w->series_cap, w->nseries + 1);
     uint32_t idx = (uint32_t)w->nseries++;
     pf_wseries *s = &w->series[idx];
@@ -234,7 +235,8 @@ uint64_t pf_w_series(pf_writer *w, const tconv_event *ev)
     s->key = ev->key;
     s->unit = ev->unit;
     s->id = ev->id;
-    s->uuid = (2ull << 40) + w->next_uuid++;
+    s->uuid = w->next_uuid++;
+    s->cat = ev->cat;
     s->next = TCONV_MAP_NONE;
     if (last == TCONV_MAP_NONE)
         tconv_map_put(&w->series_map, k, ev->track, idx);
@@ -265,6 +267,8 @@ uint64_t pf_w_series(pf_writer *w, const tconv_event *ev)
         }
     }
     size_t m = pf_open(&w->ev, PF_TD_COUNTER);
+    /* The series' category, which its events then need not repeat. */
+    if (ev->cat) pf_w_name_field(w, PF_CD_CATEGORIES, ev->cat);
     if (ev->unit) {
         const char *u = tconv_string_get(w->ctx, ev->unit);
         int unit = strcmp(u, "bytes") == 0 ? PF_UNIT_SIZE_BYTES
@@ -275,14 +279,14 @@ uint64_t pf_w_series(pf_writer *w, const tconv_event *ev)
         pf_w_name_field(w, PF_CD_UNIT_NAME, ev->unit);
     }
     pf_close(&w->ev, m);
-    if (pf_w_descriptor(w) != TCONV_OK) return 0;
+    if (pf_w_descriptor(w) != TCONV_OK) return NULL;
     if (ev->key || ev->id) {
         pf_w_rec_str(w, w->s_name, ev->name);
         pf_w_rec_str(w, w->s_key, ev->key);
         pf_w_annot_int(w, pf_w_annot_name(w, w->s_id), (int64_t)ev->id);
-        if (pf_w_meta_packet(w, s->uuid, w->s_counter, 0, 0) != TCONV_OK) return 0;
+        if (pf_w_meta_packet(w, s->uuid, w->s_counter, 0, 0) != TCONV_OK) return NULL;
     }
-    return s->uuid;
+    return &w->series[idx];
 }
 
 /* The value a reader takes from a lone arg when the event does not say it (Chrome's metadata
