@@ -105,7 +105,8 @@ static int pf_json_nested(pf_text *out, const uint8_t *msg, size_t len, unsigned
             first = 0;
             if (dict) {
                 int kr;
-                while ((kr = pf_next(&keys, &k)) > 0 && !(k.num == PF_NV_DICT_KEYS && k.wt == PF_LEN))
+                while ((kr = pf_next(&keys, &k)) > 0 &&
+                       !(k.num == PF_NV_DICT_KEYS && k.wt == PF_LEN))
                     ;
                 if (kr <= 0) return -1;
                 pf_json_string(out, (const char *)k.data, k.len);

@@ -221,8 +221,7 @@ static int pf_r_intern_source(pf_reader *r, pf_rseq *s, const pf_field *e)
     while ((rc = pf_next(&c, &f)) > 0) {
         if (f.num == PF_SL_IID && f.wt == PF_VARINT) iid = f.v;
         if (f.num == PF_SL_FILE && f.wt == PF_LEN) src.file = pf_r_intern(r, f.data, f.len);
-        if (f.num == PF_SL_FUNCTION && f.wt == PF_LEN)
-            src.function = pf_r_intern(r, f.data, f.len);
+        if (f.num == PF_SL_FUNCTION && f.wt == PF_LEN) src.function = pf_r_intern(r, f.data, f.len);
         if (f.num == PF_SL_LINE && f.wt == PF_VARINT) src.line = (uint32_t)f.v;
     }
     if (rc < 0) return -1;
@@ -246,15 +245,32 @@ static tconv_status pf_r_interned(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
             int e = 0;
             if (pass == 0) {
                 switch (f.num) {
-                case PF_ID_EVENT_NAMES: e = pf_r_intern_string(r, s, &f, PF_T_NAME); break;
-                case PF_ID_CATEGORIES: e = pf_r_intern_string(r, s, &f, PF_T_CAT); break;
-                case PF_ID_ANNOT_NAMES: e = pf_r_intern_string(r, s, &f, PF_T_ANNOT); break;
-                case PF_ID_STRING_VALUES: e = pf_r_intern_string(r, s, &f, PF_T_SVAL); break;
-                case PF_ID_FUNCTION_NAMES: e = pf_r_intern_string(r, s, &f, PF_T_FUNCTION); break;
-                case PF_ID_MAPPING_PATHS: e = pf_r_intern_string(r, s, &f, PF_T_PATH); break;
-                case PF_ID_BUILD_IDS: e = pf_r_intern_string(r, s, &f, PF_T_BUILD); break;
-                case PF_ID_SOURCE_LOCATIONS: e = pf_r_intern_source(r, s, &f); break;
-                default: break;
+                case PF_ID_EVENT_NAMES:
+                    e = pf_r_intern_string(r, s, &f, PF_T_NAME);
+                    break;
+                case PF_ID_CATEGORIES:
+                    e = pf_r_intern_string(r, s, &f, PF_T_CAT);
+                    break;
+                case PF_ID_ANNOT_NAMES:
+                    e = pf_r_intern_string(r, s, &f, PF_T_ANNOT);
+                    break;
+                case PF_ID_STRING_VALUES:
+                    e = pf_r_intern_string(r, s, &f, PF_T_SVAL);
+                    break;
+                case PF_ID_FUNCTION_NAMES:
+                    e = pf_r_intern_string(r, s, &f, PF_T_FUNCTION);
+                    break;
+                case PF_ID_MAPPING_PATHS:
+                    e = pf_r_intern_string(r, s, &f, PF_T_PATH);
+                    break;
+                case PF_ID_BUILD_IDS:
+                    e = pf_r_intern_string(r, s, &f, PF_T_BUILD);
+                    break;
+                case PF_ID_SOURCE_LOCATIONS:
+                    e = pf_r_intern_source(r, s, &f);
+                    break;
+                default:
+                    break;
                 }
             } else if (pass == 1) {
                 if (f.num == PF_ID_MAPPINGS) e = pf_r_intern_mapping(r, s, &f);
@@ -317,8 +333,7 @@ static tconv_status pf_r_defaults(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
 }
 
 /* The legacy per-sequence thread (TracePacket.thread_descriptor). */
-static tconv_status pf_r_thread_descriptor(pf_reader *r, pf_rseq *s, const uint8_t *msg,
-                                           size_t len)
+static tconv_status pf_r_thread_descriptor(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len)
 {
     pf_cur c = pf_cur_make(msg, len);
     pf_field f;
@@ -335,8 +350,7 @@ static tconv_status pf_r_thread_descriptor(pf_reader *r, pf_rseq *s, const uint8
 
 /* ---- clocks ------------------------------------------------------------------------------ */
 
-static tconv_status pf_r_clock_snapshot(pf_reader *r, pf_rseq *s, const uint8_t *msg,
-                                        size_t len)
+static tconv_status pf_r_clock_snapshot(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len)
 {
     pf_cur c = pf_cur_make(msg, len);
     pf_field f;
@@ -439,23 +453,40 @@ static int64_t pf_r_time(pf_reader *r, pf_rseq *s, uint32_t clock, uint64_t raw)
 static const char *pf_r_packet_kind(uint32_t num)
 {
     switch (num) {
-    case 1: return "ftrace_events";
-    case 4: return "inode_file_map";
-    case 7: return "sys_stats";
-    case 9: return "process_stats";
-    case 33: return "trace_config";
-    case 34: return "ftrace_stats";
-    case 35: return "trace_stats";
-    case 36: return "synchronization_marker";
-    case 37: return "profile_packet";
-    case 39: return "android_log";
-    case 45: return "system_info";
-    case 47: return "packages_list";
-    case 49: return "perfetto_metatrace";
-    case 50: return "compressed_packets";
-    case 69: return "service_event";
-    case 76: return "frame_timeline_event";
-    default: return NULL;
+    case 1:
+        return "ftrace_events";
+    case 4:
+        return "inode_file_map";
+    case 7:
+        return "sys_stats";
+    case 9:
+        return "process_stats";
+    case 33:
+        return "trace_config";
+    case 34:
+        return "ftrace_stats";
+    case 35:
+        return "trace_stats";
+    case 36:
+        return "synchronization_marker";
+    case 37:
+        return "profile_packet";
+    case 39:
+        return "android_log";
+    case 45:
+        return "system_info";
+    case 47:
+        return "packages_list";
+    case 49:
+        return "perfetto_metatrace";
+    case 50:
+        return "compressed_packets";
+    case 69:
+        return "service_event";
+    case 76:
+        return "frame_timeline_event";
+    default:
+        return NULL;
     }
 }
 
@@ -607,8 +638,8 @@ static tconv_status pf_r_stream(pf_reader *r)
         if (have) {
             unsigned wt = (unsigned)(tag & 7);
             r->pkt_off = base + pos;
-            if ((tag >> 3) == 0 || tag >> 32 || (wt != PF_VARINT && wt != PF_LEN && wt != PF_I64 &&
-                                                 wt != PF_I32)) {
+            if ((tag >> 3) == 0 || tag >> 32 ||
+                (wt != PF_VARINT && wt != PF_LEN && wt != PF_I64 && wt != PF_I32)) {
                 st = pf_r_error(r, "not a Perfetto trace: a field of the Trace message that "
                                    "protobuf cannot have");
                 break;
@@ -655,8 +686,8 @@ static tconv_status pf_r_stream(pf_reader *r)
             char what[160];
             if (need)
                 snprintf(what, sizeof what,
-                         "the trace is cut short: a packet of %zu bytes ends after %zu",
-                         need, len - pos);
+                         "the trace is cut short: a packet of %zu bytes ends after %zu", need,
+                         len - pos);
             else
                 snprintf(what, sizeof what, "the trace is cut short inside a field tag");
             st = pf_r_error(r, what);
@@ -801,10 +832,18 @@ static int pf_r_probe(const unsigned char *buf, size_t len)
             case 3:  /* trusted_uid */
                 want = PF_VARINT;
                 break;
-            case 1: case PF_PKT_PROCESS_TREE: case PF_PKT_CHROME_EVENTS:
-            case PF_PKT_CLOCK_SNAPSHOT: case PF_PKT_TRACK_EVENT: case PF_PKT_INTERNED_DATA:
-            case PF_PKT_TRACK_DESCRIPTOR: case PF_PKT_PERF_SAMPLE: case PF_PKT_DEFAULTS:
-            case 33: case 35: case 69:
+            case 1:
+            case PF_PKT_PROCESS_TREE:
+            case PF_PKT_CHROME_EVENTS:
+            case PF_PKT_CLOCK_SNAPSHOT:
+            case PF_PKT_TRACK_EVENT:
+            case PF_PKT_INTERNED_DATA:
+            case PF_PKT_TRACK_DESCRIPTOR:
+            case PF_PKT_PERF_SAMPLE:
+            case PF_PKT_DEFAULTS:
+            case 33:
+            case 35:
+            case 69:
                 want = PF_LEN;
                 break;
             default:

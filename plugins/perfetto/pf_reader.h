@@ -107,7 +107,7 @@ typedef struct pf_rtrack {
     uint64_t cid;
     /* the tconv track, once used; UINT32_MAX: not yet */
     uint32_t tconv;
-    int name_explicit;  /* a thread_name metadata event named it */
+    int name_explicit; /* a thread_name metadata event named it */
     tconv_str name_pushed;
 } pf_rtrack;
 
@@ -165,9 +165,9 @@ typedef struct pf_reader {
     size_t nnames, names_cap;
     tconv_map proc_names;   /* (pid, 0) -> names */
     tconv_map thread_names; /* (pid << 32 | tid, 1) -> names */
-    uint32_t *owner; /* by tconv track id: 1 + the descriptor it came from; 0: none */
-    uint8_t *used;   /* by tconv track id: its names were looked at */
-    pf_ropen *opens; /* by tconv track id */
+    uint32_t *owner;        /* by tconv track id: 1 + the descriptor it came from; 0: none */
+    uint8_t *used;          /* by tconv track id: its names were looked at */
+    pf_ropen *opens;        /* by tconv track id */
     size_t opens_cap;
     size_t used_cap;
 
@@ -236,12 +236,11 @@ tconv_status pf_r_process_tree(pf_reader *r, const uint8_t *msg, size_t len);
 tconv_status pf_r_names_for(pf_reader *r, uint32_t track);
 
 /* pf_revent.c */
-tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
-                              int64_t ts, int defer);
+tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts,
+                              int defer);
 
 /* pf_rprofile.c */
-tconv_status pf_r_perf_sample(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
-                              int64_t ts);
+tconv_status pf_r_perf_sample(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts);
 tconv_status pf_r_streaming_profile(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
                                     int64_t ts);
 

@@ -114,18 +114,41 @@ static int pf_r_legacy(pf_reader *r, pf_rseq *s, const pf_field *lf, pf_rte *e)
             if (!e->name && pf_r_lookup(s, f.v, PF_T_NAME, &v)) e->name = v;
             break;
         }
-        case PF_LE_PHASE: e->phase = (int)f.v; break;
-        case PF_LE_DURATION_US: e->dur_us = (int64_t)f.v, e->has_dur = 1; break;
-        case PF_LE_UNSCOPED_ID: e->id = f.v, e->id_kind = 'u'; break;
-        case PF_LE_LOCAL_ID: e->id = f.v, e->id_kind = 'l'; break;
-        case PF_LE_GLOBAL_ID: e->id = f.v, e->id_kind = 'g'; break;
-        case PF_LE_BIND_ID: e->bind_id = f.v, e->has_bind = 1; break;
-        case PF_LE_BIND_TO_ENCLOSING: e->bind_enclosing = f.v ? 1 : -1; break;
-        case PF_LE_FLOW_DIRECTION: e->flow_dir = (int)f.v; break;
-        case PF_LE_INSTANT_SCOPE: e->scope = (int)f.v; break;
-        case PF_LE_PID_OVERRIDE: e->pid_override = (int32_t)f.v, e->has_pid_override = 1; break;
-        case PF_LE_TID_OVERRIDE: e->tid_override = (int32_t)f.v, e->has_tid_override = 1; break;
-        default: break;
+        case PF_LE_PHASE:
+            e->phase = (int)f.v;
+            break;
+        case PF_LE_DURATION_US:
+            e->dur_us = (int64_t)f.v, e->has_dur = 1;
+            break;
+        case PF_LE_UNSCOPED_ID:
+            e->id = f.v, e->id_kind = 'u';
+            break;
+        case PF_LE_LOCAL_ID:
+            e->id = f.v, e->id_kind = 'l';
+            break;
+        case PF_LE_GLOBAL_ID:
+            e->id = f.v, e->id_kind = 'g';
+            break;
+        case PF_LE_BIND_ID:
+            e->bind_id = f.v, e->has_bind = 1;
+            break;
+        case PF_LE_BIND_TO_ENCLOSING:
+            e->bind_enclosing = f.v ? 1 : -1;
+            break;
+        case PF_LE_FLOW_DIRECTION:
+            e->flow_dir = (int)f.v;
+            break;
+        case PF_LE_INSTANT_SCOPE:
+            e->scope = (int)f.v;
+            break;
+        case PF_LE_PID_OVERRIDE:
+            e->pid_override = (int32_t)f.v, e->has_pid_override = 1;
+            break;
+        case PF_LE_TID_OVERRIDE:
+            e->tid_override = (int32_t)f.v, e->has_tid_override = 1;
+            break;
+        default:
+            break;
         }
     }
     return rc < 0 ? -1 : 0;
@@ -202,8 +225,8 @@ static int pf_r_parse(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, 
             break;
         case PF_TE_TERMINATING_FLOW_IDS:
         case 42: /* terminating_flow_ids, older */
-            if (pf_r_repeated(&f, f.num == PF_TE_TERMINATING_FLOW_IDS ? 8 : 0, e->terms,
-                              &e->nterms, PF_MAX_FLOWS) < 0)
+            if (pf_r_repeated(&f, f.num == PF_TE_TERMINATING_FLOW_IDS ? 8 : 0, e->terms, &e->nterms,
+                              PF_MAX_FLOWS) < 0)
                 return -1;
             break;
         case PF_TE_TS_ABSOLUTE_US:
@@ -284,8 +307,8 @@ static tconv_arg *pf_r_arg_slot(pf_reader *r, size_t i)
 
 /* The annotations as args in r->args: their count, or -1 when malformed. Those tconv wrote
  * about the event itself (measured, text, key) are taken out into the out-parameters. */
-static int pf_r_args(pf_reader *r, pf_rseq *s, const pf_rte *e, int64_t *measured, int *has_measured,
-                     tconv_str *text, int *has_text, tconv_str *key)
+static int pf_r_args(pf_reader *r, pf_rseq *s, const pf_rte *e, int64_t *measured,
+                     int *has_measured, tconv_str *text, int *has_text, tconv_str *key)
 {
     size_t n = 0;
     void *ctx2[2] = {r, s};
@@ -319,7 +342,8 @@ static int pf_r_args(pf_reader *r, pf_rseq *s, const pf_rte *e, int64_t *measure
                 if (f.wt == PF_I64) a.type = TCONV_ARG_DOUBLE, a.v.d = pf_double(&f);
                 break;
             case PF_DA_STRING:
-                if (f.wt == PF_LEN) a.type = TCONV_ARG_STRING, a.v.s = pf_r_intern(r, f.data, f.len);
+                if (f.wt == PF_LEN)
+                    a.type = TCONV_ARG_STRING, a.v.s = pf_r_intern(r, f.data, f.len);
                 break;
             case PF_DA_STRING_IID: {
                 uint32_t v;
@@ -375,7 +399,8 @@ static int pf_r_args(pf_reader *r, pf_rseq *s, const pf_rte *e, int64_t *measure
             *has_measured = 1;
             continue;
         }
-        if (a.key == r->s_text && text && (a.type == TCONV_ARG_STRING || a.type == TCONV_ARG_NULL)) {
+        if (a.key == r->s_text && text &&
+            (a.type == TCONV_ARG_STRING || a.type == TCONV_ARG_NULL)) {
             *text = a.type == TCONV_ARG_STRING ? a.v.s : 0;
             *has_text = 1;
             continue;
@@ -417,10 +442,16 @@ static tconv_str pf_r_meta_text(pf_reader *r, const tconv_arg *args, int n)
     char tmp[24];
     int k;
     switch (args[0].type) {
-    case TCONV_ARG_STRING: return args[0].v.s;
-    case TCONV_ARG_INT: k = snprintf(tmp, sizeof tmp, "%" PRId64, args[0].v.i); break;
-    case TCONV_ARG_UINT: k = snprintf(tmp, sizeof tmp, "%" PRIu64, args[0].v.u); break;
-    default: return 0;
+    case TCONV_ARG_STRING:
+        return args[0].v.s;
+    case TCONV_ARG_INT:
+        k = snprintf(tmp, sizeof tmp, "%" PRId64, args[0].v.i);
+        break;
+    case TCONV_ARG_UINT:
+        k = snprintf(tmp, sizeof tmp, "%" PRIu64, args[0].v.u);
+        break;
+    default:
+        return 0;
     }
     return pf_r_intern(r, tmp, (size_t)k);
 }
@@ -508,8 +539,8 @@ static tconv_status pf_r_flow(pf_reader *r, uint32_t track, int64_t ts, uint64_t
     return pf_r_push(r, &ev);
 }
 
-static tconv_status pf_r_counter(pf_reader *r, pf_rtrack *c, int64_t ts, double v, int has_cat, tconv_str cat,
-                                 const tconv_arg *args, int nargs)
+static tconv_status pf_r_counter(pf_reader *r, pf_rtrack *c, int64_t ts, double v, int has_cat,
+                                 tconv_str cat, const tconv_arg *args, int nargs)
 {
     uint32_t track;
     pf_rtrack *parent = c->parent ? pf_r_track_find(r, c->parent) : NULL;
@@ -718,8 +749,7 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
         ev.kind = TCONV_EV_METADATA;
         ev.text = has_text ? text : pf_r_meta_text(r, r->args, nargs);
         ev.key = key;
-        if (e->name == tconv_string_intern_cstr(r->ctx, "baseTimeNanoseconds"))
-            r->origin_said = 1;
+        if (e->name == tconv_string_intern_cstr(r->ctx, "baseTimeNanoseconds")) r->origin_said = 1;
         pf_r_meta_explicit(r, track, t, e->name);
         st = pf_r_push(r, &ev);
         goto done;
@@ -739,17 +769,39 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
         break;
     default:
         switch (phase) {
-        case 'B': ev.kind = TCONV_EV_BEGIN; break;
-        case 'E': ev.kind = TCONV_EV_END; break;
+        case 'B':
+            ev.kind = TCONV_EV_BEGIN;
+            break;
+        case 'E':
+            ev.kind = TCONV_EV_END;
+            break;
         case 'X':
             ev.kind = TCONV_EV_COMPLETE;
             ev.dur = e->dur_us * 1000;
             break;
-        case 'I': case 'i': case 'R': ev.kind = TCONV_EV_INSTANT; break;
-        case 'b': case 'S': ev.kind = TCONV_EV_BEGIN; break;
-        case 'e': case 'F': ev.kind = TCONV_EV_END; break;
-        case 'n': case 'T': case 'p': ev.kind = TCONV_EV_INSTANT; break;
-        case 's': case 't': case 'f': flow_point = 1; break;
+        case 'I':
+        case 'i':
+        case 'R':
+            ev.kind = TCONV_EV_INSTANT;
+            break;
+        case 'b':
+        case 'S':
+            ev.kind = TCONV_EV_BEGIN;
+            break;
+        case 'e':
+        case 'F':
+            ev.kind = TCONV_EV_END;
+            break;
+        case 'n':
+        case 'T':
+        case 'p':
+            ev.kind = TCONV_EV_INSTANT;
+            break;
+        case 's':
+        case 't':
+        case 'f':
+            flow_point = 1;
+            break;
         case 'C':
             /* Each numeric arg is a series of the counter named after the event. */
             for (int i = 0; i < nargs && st == TCONV_OK; i++) {
@@ -815,10 +867,13 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
                                             : 0;
     if (flow_point) {
         /* A point that stands for a flow alone. */
-        int kind = phase == 's' ? TCONV_EV_FLOW_START
+        int kind = phase == 's'   ? TCONV_EV_FLOW_START
                    : phase == 't' ? TCONV_EV_FLOW_STEP
                                   : TCONV_EV_FLOW_END;
-        uint64_t id = e->nflows ? e->flows[0] : e->nterms ? e->terms[0] : e->bind_id ? e->bind_id : e->id;
+        uint64_t id = e->nflows    ? e->flows[0]
+                      : e->nterms  ? e->terms[0]
+                      : e->bind_id ? e->bind_id
+                                   : e->id;
         ev.kind = (uint16_t)kind;
         ev.id = id;
         ev.flags = (uint16_t)(ev.flags & ~TCONV_EVF_ASYNC) | bind;
@@ -835,7 +890,8 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
         st = pf_r_flow(r, track, ts, e->flows[i], kind, TCONV_EVF_BIND_ENCLOSING, 0, 0);
     }
     for (size_t i = 0; i < e->nterms && st == TCONV_OK; i++)
-        st = pf_r_flow(r, track, ts, e->terms[i], TCONV_EV_FLOW_END, TCONV_EVF_BIND_ENCLOSING, 0, 0);
+        st =
+            pf_r_flow(r, track, ts, e->terms[i], TCONV_EV_FLOW_END, TCONV_EVF_BIND_ENCLOSING, 0, 0);
     if (e->has_bind && st == TCONV_OK) {
         int kind = e->flow_dir == PF_FLOW_IN      ? TCONV_EV_FLOW_END
                    : e->flow_dir == PF_FLOW_INOUT ? TCONV_EV_FLOW_STEP
@@ -846,8 +902,8 @@ done:
     return st;
 }
 
-tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
-                              int64_t ts, int has_ts)
+tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts,
+                              int has_ts)
 {
     (void)has_ts;
     return pf_r_event_on(r, s, msg, len, ts);

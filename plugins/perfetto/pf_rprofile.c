@@ -82,8 +82,7 @@ static tconv_status pf_r_sample(pf_reader *r, pf_rseq *s, uint32_t track, int64_
     return rc;
 }
 
-tconv_status pf_r_perf_sample(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
-                              int64_t ts)
+tconv_status pf_r_perf_sample(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts)
 {
     pf_cur c = pf_cur_make(msg, len);
     pf_field f;

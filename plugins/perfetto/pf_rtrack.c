@@ -139,20 +139,18 @@ tconv_status pf_r_names_for(pf_reader *r, uint32_t track)
                            : NULL;
         if (t && t->name && !t->name_explicit && t->name_pushed != t->name) {
             t->name_pushed = t->name;
-            if (pf_r_push_meta(r, track, r->s_thread_name, t->name) != TCONV_OK)
-                return TCONV_FATAL;
+            if (pf_r_push_meta(r, track, r->s_thread_name, t->name) != TCONV_OK) return TCONV_FATAL;
         }
         if (t && t->has_sort && !t->sort_explicit && !t->sort_pushed) {
             t->sort_pushed = 1;
-            if (pf_r_push_sort(r, track, r->s_thread_sort, t->sort) != TCONV_OK)
-                return TCONV_FATAL;
+            if (pf_r_push_sort(r, track, r->s_thread_sort, t->sort) != TCONV_OK) return TCONV_FATAL;
         }
     }
     /* A named track: its record's thread name, or its name when that is not its tid. */
     uint32_t o = r->owner[track];
     if (o) {
         pf_rtrack *d = &r->tracks[o - 1];
-        tconv_str name = d->has_ident ? d->ithread
+        tconv_str name = d->has_ident                                 ? d->ithread
                          : d->type == PF_RT_NAMED && d->name != k.tid ? d->name
                                                                       : 0;
         if (name && !d->name_explicit && d->name_pushed != name) {
@@ -348,7 +346,10 @@ tconv_status pf_r_descriptor(pf_reader *r, const uint8_t *msg, size_t len)
         }
         if (dr < 0) return pf_r_error(r, "malformed track descriptor");
     }
-    t->type = has_thr ? PF_RT_THREAD : has_proc ? PF_RT_PROCESS : has_cnt ? PF_RT_COUNTER : PF_RT_NAMED;
+    t->type = has_thr    ? PF_RT_THREAD
+              : has_proc ? PF_RT_PROCESS
+              : has_cnt  ? PF_RT_COUNTER
+                         : PF_RT_NAMED;
     if (has_thr) {
         if (!tname) tname = name;
         pf_rnames *n = pf_r_thread_names(r, t->pid, t->tid, 1);

@@ -175,7 +175,8 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
         pf_w_args(w, ev->args, ev->nargs);
         /* The ordering stage clipped or closed the span: its END is where it now ends, and the
          * length it had comes along (the reader gives it back as the stage did). */
-        if (ev->flags & TCONV_EVF_REPAIRED) pf_w_annot_int(w, pf_w_annot_name(w, w->s_measured), ev->dur);
+        if (ev->flags & TCONV_EVF_REPAIRED)
+            pf_w_annot_int(w, pf_w_annot_name(w, w->s_measured), ev->dur);
         pf_w_legacy(w, ev, async ? 'b' : 0, 0, -1);
         break;
     case TCONV_EV_END:
@@ -218,9 +219,8 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
         pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
         pf_w_name_cat(w, ev);
         pf_w_args(w, ev->args, ev->nargs);
-        pf_put_fixed64(b, ev->kind == TCONV_EV_FLOW_END ? PF_TE_TERMINATING_FLOW_IDS
-                                                        : PF_TE_FLOW_IDS,
-                       ev->id);
+        pf_put_fixed64(
+            b, ev->kind == TCONV_EV_FLOW_END ? PF_TE_TERMINATING_FLOW_IDS : PF_TE_FLOW_IDS, ev->id);
         int phase = ev->kind == TCONV_EV_FLOW_START  ? 's'
                     : ev->kind == TCONV_EV_FLOW_STEP ? 't'
                                                      : 'f';
@@ -245,9 +245,8 @@ static tconv_status pf_w_hold_metadata(pf_writer *w, const tconv_event *ev)
     if (w->nmetas_args + ev->nargs > w->metas_args_cap)
         TCONV_ARRAY_GROW(w->metas_args, w->metas_args_cap, w->nmetas_args + ev->nargs);
     pf_wmeta *m = &w->metas[w->nmetas++];
-    m->ev = *ev;
-    m->ev.args = NULL;
-    m->arg0 = w->nmetas_args;
+    *m = (pf_wmeta){ev->ts,  ev->track, ev->name,  ev->cat,
+                    ev->key, ev->text,  ev->nargs, w->nmetas_args};
     if (ev->nargs) memcpy(w->metas_args + w->nmetas_args, ev->args, ev->nargs * sizeof(tconv_arg));
     w->nmetas_args += ev->nargs;
     return TCONV_OK;
@@ -287,8 +286,17 @@ static tconv_status pf_w_start(pf_writer *w)
     w->first_written = 1;
     w->packets++;
     for (size_t i = 0; i < w->nmetas; i++) {
-        tconv_event ev = w->metas[i].ev;
-        ev.args = ev.nargs ? w->metas_args + w->metas[i].arg0 : NULL;
+        const pf_wmeta *h = &w->metas[i];
+        tconv_event ev = TCONV_EVENT_INIT;
+        ev.kind = TCONV_EV_METADATA;
+        ev.ts = h->ts;
+        ev.track = h->track;
+        ev.name = h->name;
+        ev.cat = h->cat;
+        ev.key = h->key;
+        ev.text = h->text;
+        ev.nargs = h->nargs;
+        ev.args = h->nargs ? w->metas_args + h->arg0 : NULL;
         if (pf_w_metadata(w, &ev) != TCONV_OK) return TCONV_FATAL;
     }
     free(w->metas);

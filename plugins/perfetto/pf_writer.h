@@ -46,9 +46,13 @@ typedef struct pf_wseries {
     uint32_t next; /* next series with the same (name, key, track); UINT32_MAX: none */
 } pf_wseries;
 
-/* A metadata event held until the tracks are final (see pf_writer.c). */
+/* A metadata event held until the tracks are final (see pf_writer.c): what the writer uses of
+ * it. Kineto traces of MTIA runs repeat their process and thread metadata 300 000 times. */
 typedef struct pf_wmeta {
-    tconv_event ev;
+    int64_t ts;
+    uint32_t track;
+    tconv_str name, cat, key, text;
+    uint32_t nargs;
     size_t arg0; /* first of its args in metas_args */
 } pf_wmeta;
 
@@ -69,8 +73,8 @@ typedef struct pf_writer {
     pf_buf scratch; /* JSON args being encoded */
     pf_buf jcache;  /* encoded JSON values, by string id (json_map) */
     tconv_map json_map;
-    int started;       /* the tracks are final: descriptors and metadata are written */
-    int seq_clock;     /* times are on the sequence's clock, t0 its zero (pf_writer.c) */
+    int started;   /* the tracks are final: descriptors and metadata are written */
+    int seq_clock; /* times are on the sequence's clock, t0 its zero (pf_writer.c) */
     int want_seq_clock;
     int64_t t0;
     int first_written; /* the sequence's first packet (SEQ_INCREMENTAL_STATE_CLEARED) is out */
@@ -82,7 +86,8 @@ typedef struct pf_writer {
     size_t sval_rev_cap;
     uint32_t next_name, next_cat, next_annot, next_sval;
     /* tconv's own names (pf_fields.h): records of identities and the repaired spans' length */
-    tconv_str s_measured, s_text, s_key, s_track, s_counter, s_pid, s_tid, s_kind, s_name, s_id, s_ithread, s_isort;
+    tconv_str s_measured, s_text, s_key, s_track, s_counter, s_pid, s_tid, s_kind, s_name, s_id,
+        s_ithread, s_isort;
 
     pf_wtrack *tracks;
     size_t ntracks, tracks_cap;

@@ -105,8 +105,8 @@ tconv_status pf_w_sample(pf_writer *w, const tconv_event *ev)
         }
     }
     const tconv_track *t = tconv_track_describe(w->ctx, ev->track);
-    int numeric = t->has_pid_num && t->has_tid_num && t->pid_num >= 0 &&
-                  t->pid_num <= UINT32_MAX && t->tid_num >= 0 && t->tid_num <= UINT32_MAX;
+    int numeric = t->has_pid_num && t->has_tid_num && t->pid_num >= 0 && t->pid_num <= UINT32_MAX &&
+                  t->tid_num >= 0 && t->tid_num <= UINT32_MAX;
     if (!numeric) w->samples_no_pid++;
     pf_put_uint(&w->ev, PF_PS_PID, numeric ? (uint64_t)t->pid_num : 0);
     pf_put_uint(&w->ev, PF_PS_TID, numeric ? (uint64_t)t->tid_num : 0);

@@ -32,7 +32,8 @@ static int pf_w_is_i32(const tconv_ctx *ctx, tconv_str s, int has, int64_t v)
     if (!has || v < INT32_MIN || v > INT32_MAX) return 0;
     char tmp[24];
     int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    return (size_t)n == tconv_string_length(ctx, s) && memcmp(tmp, tconv_string_get(ctx, s), n) == 0;
+    return (size_t)n == tconv_string_length(ctx, s) &&
+           memcmp(tmp, tconv_string_get(ctx, s), n) == 0;
 }
 
 static uint64_t pf_w_key(tconv_str pid, tconv_str tid)
@@ -271,8 +272,8 @@ pf_wseries *pf_w_series(pf_writer *w, const tconv_event *ev)
     if (ev->cat) pf_w_name_field(w, PF_CD_CATEGORIES, ev->cat);
     if (ev->unit) {
         const char *u = tconv_string_get(w->ctx, ev->unit);
-        int unit = strcmp(u, "bytes") == 0 ? PF_UNIT_SIZE_BYTES
-                   : strcmp(u, "ns") == 0  ? PF_UNIT_TIME_NS
+        int unit = strcmp(u, "bytes") == 0   ? PF_UNIT_SIZE_BYTES
+                   : strcmp(u, "ns") == 0    ? PF_UNIT_TIME_NS
                    : strcmp(u, "count") == 0 ? PF_UNIT_COUNT
                                              : 0;
         if (unit) pf_put_uint(&w->ev, PF_CD_UNIT, (uint64_t)unit);
