@@ -777,6 +777,12 @@ static tconv_status pf_r_read(tconv_ctx *ctx, tconv_input *in, const tconv_optio
     tconv_map_free(&r.thread_names);
     free(r.used);
     free(r.owner);
+    for (size_t i = 0; i < r.opens_cap; i++) {
+        for (size_t j = 0; j < r.opens[i].n; j++)
+            if (r.opens[i].v[j]) free(r.opens[i].v[j]->args), free(r.opens[i].v[j]);
+        free(r.opens[i].v);
+    }
+    free(r.opens);
     tconv_map_free(&r.flows);
     free(r.pending);
     pf_buf_free(&r.pending_bytes);
