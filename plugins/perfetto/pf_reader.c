@@ -411,7 +411,7 @@ static tconv_status pf_r_clock_snapshot(pf_reader *r, pf_rseq *s, const uint8_t 
             k = (uint32_t)r->noffsets++;
             tconv_map_put(&r->clock_map, r->snap_ids[i], 0, k);
         }
-        r->offsets[k] = tr - r->snap_ts[i];
+        r->offsets[k] = (int64_t)((uint64_t)tr - (uint64_t)r->snap_ts[i]);
     }
     /* What the trace's time 0 is in Unix time, for writers that show dates. */
     int64_t rt = 0;
@@ -436,14 +436,14 @@ static int64_t pf_r_time(pf_reader *r, pf_rseq *s, uint32_t clock, uint64_t raw)
             pf_rseqclock *k = &s->clocks[i];
             if (k->id != clock) continue;
             v = (int64_t)(raw * k->unit);
-            if (k->incremental) v = k->last += v;
+            if (k->incremental) v = k->last = pf_add(k->last, v);
             break;
         }
         key = (uint64_t)s->id << 8 | clock;
     }
     if (clock == r->trace_clock) return v;
     uint32_t k = tconv_map_get(&r->clock_map, key, 0);
-    if (k != TCONV_MAP_NONE) return v + r->offsets[k];
+    if (k != TCONV_MAP_NONE) return pf_add(v, r->offsets[k]);
     if (!r->unknown_clock++) r->unknown_clock_id = clock;
     return v;
 }

@@ -209,6 +209,17 @@ typedef struct pf_reader {
     size_t args_cap;
 } pf_reader;
 
+/* Time arithmetic on values from the file, which may be anything: it wraps rather than overflow
+ * (the core then skips an event beyond 2^62 ns with a warning). */
+static inline int64_t pf_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t pf_us(int64_t us)
+{
+    return (int64_t)((uint64_t)us * 1000u);
+}
+
 /* pf_reader.c */
 tconv_status pf_r_error(pf_reader *r, const char *what);
 tconv_status pf_r_push(pf_reader *r, const tconv_event *ev);

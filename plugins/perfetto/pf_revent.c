@@ -663,11 +663,11 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
     }
     /* The older producers' times. */
     if (e->has_abs_us) {
-        ts = e->abs_us * 1000;
+        ts = pf_us(e->abs_us);
         s->ref_us = e->abs_us;
     } else if (e->has_delta_us) {
-        s->ref_us += e->delta_us;
-        ts = s->ref_us * 1000;
+        s->ref_us = pf_add(s->ref_us, e->delta_us);
+        ts = pf_us(s->ref_us);
     }
     int meta = !e->type && e->phase == PF_PHASE_METADATA;
     pf_rtrack *t = NULL;
@@ -777,7 +777,7 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
             break;
         case 'X':
             ev.kind = TCONV_EV_COMPLETE;
-            ev.dur = e->dur_us * 1000;
+            ev.dur = pf_us(e->dur_us);
             break;
         case 'I':
         case 'i':

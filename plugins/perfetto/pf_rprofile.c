@@ -137,7 +137,7 @@ tconv_status pf_r_streaming_profile(pf_reader *r, pf_rseq *s, const uint8_t *msg
             int more;
             while ((more = pf_packed_next(&p, 0, &v)) > 0) {
                 uint64_t d = 0;
-                if (pf_packed_next(&deltas, 0, &d) > 0) t += (int64_t)d * 1000;
+                if (pf_packed_next(&deltas, 0, &d) > 0) t = pf_add(t, pf_us((int64_t)d));
                 if (pf_r_sample(r, s, track, t, v, 0) != TCONV_OK) return TCONV_FATAL;
             }
             if (more < 0) return pf_r_error(r, "malformed streaming profile packet");
@@ -151,7 +151,7 @@ tconv_status pf_r_streaming_profile(pf_reader *r, pf_rseq *s, const uint8_t *msg
             } else {
                 pf_packed_next(&deltas, 0, &d);
             }
-            t += (int64_t)d * 1000;
+            t = pf_add(t, pf_us((int64_t)d));
             if (pf_r_sample(r, s, track, t, ids[i], 0) != TCONV_OK) return TCONV_FATAL;
         }
     }
