@@ -547,7 +547,7 @@ static tconv_status pf_r_packet(pf_reader *r, const uint8_t *msg, size_t len)
     int64_t ts = has_ts ? pf_r_time(r, s, clock, raw_ts) : 0;
     switch (payload->num) {
     case PF_PKT_TRACK_EVENT:
-        return pf_r_track_event(r, s, payload->data, payload->len, ts, has_ts ? 1 : 0);
+        return pf_r_track_event(r, s, payload->data, payload->len, ts);
     case PF_PKT_TRACK_DESCRIPTOR:
         return pf_r_descriptor(r, payload->data, payload->len);
     case PF_PKT_THREAD_DESCRIPTOR:

@@ -247,8 +247,7 @@ tconv_status pf_r_process_tree(pf_reader *r, const uint8_t *msg, size_t len);
 tconv_status pf_r_names_for(pf_reader *r, uint32_t track);
 
 /* pf_revent.c */
-tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts,
-                              int defer);
+tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts);
 
 /* pf_rprofile.c */
 tconv_status pf_r_perf_sample(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts);

@@ -476,7 +476,7 @@ static tconv_status pf_r_defer(pf_reader *r, pf_rseq *s, uint64_t uuid, const ui
 }
 
 static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
-                                  int64_t ts);
+                                  int64_t ts, int replay);
 
 tconv_status pf_r_replay(pf_reader *r, uint64_t uuid)
 {
@@ -491,7 +491,7 @@ tconv_status pf_r_replay(pf_reader *r, uint64_t uuid)
             continue;
         }
         r->pkt_off = p.input_off;
-        st = pf_r_event_on(r, &r->seqs[p.seq], r->pending_bytes.p + p.off, p.len, p.ts);
+        st = pf_r_event_on(r, &r->seqs[p.seq], r->pending_bytes.p + p.off, p.len, p.ts, 1);
     }
     r->npending = kept;
     if (!kept) r->pending_bytes.len = 0;
@@ -648,7 +648,7 @@ tconv_status pf_r_spans_left(pf_reader *r)
 }
 
 static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
-                                  int64_t ts)
+                                  int64_t ts, int replay)
 {
     if (!r->rte && !(r->rte = malloc(sizeof(pf_rte)))) {
         tconv_error_set(r->ctx, "perfetto: out of memory");
@@ -661,11 +661,11 @@ static tconv_status pf_r_event_on(pf_reader *r, pf_rseq *s, const uint8_t *msg, 
         st = pf_r_error(r, "malformed track event");
         goto done;
     }
-    /* The older producers' times. */
-    if (e->has_abs_us) {
+    /* The older producers' times (a replayed event's time was worked out when it came). */
+    if (!replay && e->has_abs_us) {
         ts = pf_us(e->abs_us);
         s->ref_us = e->abs_us;
-    } else if (e->has_delta_us) {
+    } else if (!replay && e->has_delta_us) {
         s->ref_us = pf_add(s->ref_us, e->delta_us);
         ts = pf_us(s->ref_us);
     }
@@ -902,9 +902,7 @@ done:
     return st;
 }
 
-tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts,
-                              int has_ts)
+tconv_status pf_r_track_event(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len, int64_t ts)
 {
-    (void)has_ts;
-    return pf_r_event_on(r, s, msg, len, ts);
+    return pf_r_event_on(r, s, msg, len, ts, 0);
 }

@@ -76,33 +76,30 @@ static uint32_t pf_w_frame(pf_writer *w, const tconv_frame *f)
 
 tconv_status pf_w_sample(pf_writer *w, const tconv_event *ev)
 {
-    uint64_t callstack = 0;
-    {
-        if (!w->stacks && !(w->stacks = tconv_stacktab_new())) return pf_w_oom(w);
-        uint32_t node = tconv_stacktab_intern(w->stacks, ev->frames, ev->nframes);
-        /* iid 1 is the empty stack, node k is k + 2 (iid 0 means none). */
-        size_t slot = node == TCONV_STACK_ROOT ? 0 : (size_t)node + 1;
-        if (slot >= w->stack_written_cap) {
-            size_t old = w->stack_written_cap;
-            TCONV_ARRAY_GROW(w->stack_written, w->stack_written_cap, slot + 1);
-            memset(w->stack_written + old, 0, w->stack_written_cap - old);
-        }
-        callstack = (uint64_t)slot + 1;
-        if (!w->stack_written[slot]) {
-            w->stack_written[slot] = 1;
-            /* Frames first: the callstack entry refers to them. */
-            uint32_t small[64], *ids = small;
-            if (ev->nframes > 64 && !(ids = tconv_array_alloc(ev->nframes, sizeof *ids)))
-                return pf_w_oom(w);
-            for (uint32_t i = 0; i < ev->nframes; i++)
-                ids[i] = pf_w_frame(w, &ev->frames[i]);
-            size_t m = pf_open(&w->intern, PF_ID_CALLSTACKS);
-            pf_put_uint(&w->intern, PF_IID, callstack);
-            for (uint32_t i = 0; i < ev->nframes; i++) /* root first, as Perfetto's */
-                pf_put_uint(&w->intern, PF_CS_FRAMES, ids[i]);
-            pf_close(&w->intern, m);
-            if (ids != small) free(ids);
-        }
+    if (!w->stacks && !(w->stacks = tconv_stacktab_new())) return pf_w_oom(w);
+    uint32_t node = tconv_stacktab_intern(w->stacks, ev->frames, ev->nframes);
+    /* iid 1 is the empty stack, node k is k + 2 (iid 0 means none). */
+    size_t slot = node == TCONV_STACK_ROOT ? 0 : (size_t)node + 1;
+    if (slot >= w->stack_written_cap) {
+        size_t old = w->stack_written_cap;
+        TCONV_ARRAY_GROW(w->stack_written, w->stack_written_cap, slot + 1);
+        memset(w->stack_written + old, 0, w->stack_written_cap - old);
+    }
+    uint64_t callstack = (uint64_t)slot + 1;
+    if (!w->stack_written[slot]) {
+        w->stack_written[slot] = 1;
+        /* Frames first: the callstack entry refers to them. */
+        uint32_t small[64], *ids = small;
+        if (ev->nframes > 64 && !(ids = tconv_array_alloc(ev->nframes, sizeof *ids)))
+            return pf_w_oom(w);
+        for (uint32_t i = 0; i < ev->nframes; i++)
+            ids[i] = pf_w_frame(w, &ev->frames[i]);
+        size_t m = pf_open(&w->intern, PF_ID_CALLSTACKS);
+        pf_put_uint(&w->intern, PF_IID, callstack);
+        for (uint32_t i = 0; i < ev->nframes; i++) /* root first, as Perfetto's */
+            pf_put_uint(&w->intern, PF_CS_FRAMES, ids[i]);
+        pf_close(&w->intern, m);
+        if (ids != small) free(ids);
     }
     const tconv_track *t = tconv_track_describe(w->ctx, ev->track);
     int numeric = t->has_pid_num && t->has_tid_num && t->pid_num >= 0 && t->pid_num <= UINT32_MAX &&
