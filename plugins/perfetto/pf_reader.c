@@ -457,6 +457,8 @@ static const char *pf_r_packet_kind(uint32_t num)
         return "ftrace_events";
     case 4:
         return "inode_file_map";
+    case 5:
+        return "chrome_events";
     case 7:
         return "sys_stats";
     case 9:
@@ -485,6 +487,8 @@ static const char *pf_r_packet_kind(uint32_t num)
         return "service_event";
     case 76:
         return "frame_timeline_event";
+    case 89:
+        return "trace_uuid";
     default:
         return NULL;
     }

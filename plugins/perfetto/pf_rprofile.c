@@ -106,54 +106,55 @@ tconv_status pf_r_perf_sample(pf_reader *r, pf_rseq *s, const uint8_t *msg, size
     return pf_r_sample(r, s, track, ts, callstack, mode == 1);
 }
 
+/* Appends the values of one occurrence of a repeated varint field (packed or not) to *v. */
+static int pf_r_collect(const pf_field *f, uint64_t **v, size_t *n, size_t *cap)
+{
+    if (f->wt == PF_VARINT) {
+        if (*n == *cap) TCONV_ARRAY_GROW(*v, *cap, *n + 1);
+        (*v)[(*n)++] = f->v;
+        return 0;
+    }
+    if (f->wt != PF_LEN) return 0;
+    pf_cur p = pf_cur_make(f->data, f->len);
+    uint64_t x;
+    int more;
+    while ((more = pf_packed_next(&p, 0, &x)) > 0) {
+        if (*n == *cap) TCONV_ARRAY_GROW(*v, *cap, *n + 1);
+        (*v)[(*n)++] = x;
+    }
+    return more < 0 ? -1 : 0;
+}
+
 tconv_status pf_r_streaming_profile(pf_reader *r, pf_rseq *s, const uint8_t *msg, size_t len,
                                     int64_t ts)
 {
+    /* Two parallel lists: the callstacks, and the time from the previous sample to each. */
+    uint64_t *stacks = NULL, *deltas = NULL;
+    size_t nstacks = 0, capstacks = 0, ndeltas = 0, capdeltas = 0;
     pf_cur c = pf_cur_make(msg, len);
     pf_field f;
     int rc;
-    /* Two parallel lists: walk the deltas alongside the callstacks. */
-    pf_cur deltas = pf_cur_make(NULL, 0);
-    uint64_t single_delta = 0;
-    int has_single = 0;
     while ((rc = pf_next(&c, &f)) > 0) {
-        if (f.num == PF_SP_DELTAS_US && f.wt == PF_LEN) deltas = pf_cur_make(f.data, f.len);
-        if (f.num == PF_SP_DELTAS_US && f.wt == PF_VARINT) single_delta = f.v, has_single = 1;
+        if (f.num == PF_SP_CALLSTACKS && pf_r_collect(&f, &stacks, &nstacks, &capstacks) < 0)
+            rc = -1;
+        if (f.num == PF_SP_DELTAS_US && pf_r_collect(&f, &deltas, &ndeltas, &capdeltas) < 0)
+            rc = -1;
+        if (rc < 0) break;
     }
-    if (rc < 0) return pf_r_error(r, "malformed streaming profile packet");
-    uint32_t track = s->has_thread ? pf_r_thread_track(r, s->pid, s->tid, 1) : pf_r_global_track(r);
-    if (track == UINT32_MAX) return TCONV_FATAL;
-    c = pf_cur_make(msg, len);
-    int64_t t = ts;
-    while ((rc = pf_next(&c, &f)) > 0) {
-        if (f.num != PF_SP_CALLSTACKS) continue;
-        uint64_t ids[64];
-        size_t n = 0;
-        if (f.wt == PF_VARINT) {
-            ids[n++] = f.v;
-        } else if (f.wt == PF_LEN) {
-            pf_cur p = pf_cur_make(f.data, f.len);
-            uint64_t v;
-            int more;
-            while ((more = pf_packed_next(&p, 0, &v)) > 0) {
-                uint64_t d = 0;
-                if (pf_packed_next(&deltas, 0, &d) > 0) t = pf_add(t, pf_us((int64_t)d));
-                if (pf_r_sample(r, s, track, t, v, 0) != TCONV_OK) return TCONV_FATAL;
-            }
-            if (more < 0) return pf_r_error(r, "malformed streaming profile packet");
-            continue;
-        }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t d = 0;
-            if (has_single) {
-                d = single_delta;
-                has_single = 0;
-            } else {
-                pf_packed_next(&deltas, 0, &d);
-            }
-            t = pf_add(t, pf_us((int64_t)d));
-            if (pf_r_sample(r, s, track, t, ids[i], 0) != TCONV_OK) return TCONV_FATAL;
+    tconv_status st = TCONV_OK;
+    if (rc < 0) {
+        st = pf_r_error(r, "malformed streaming profile packet");
+    } else {
+        uint32_t track =
+            s->has_thread ? pf_r_thread_track(r, s->pid, s->tid, 1) : pf_r_global_track(r);
+        if (track == UINT32_MAX) st = TCONV_FATAL;
+        int64_t t = ts;
+        for (size_t i = 0; i < nstacks && st == TCONV_OK; i++) {
+            if (i < ndeltas) t = pf_add(t, pf_us((int64_t)deltas[i]));
+            st = pf_r_sample(r, s, track, t, stacks[i], 0);
         }
     }
-    return TCONV_OK;
+    free(stacks);
+    free(deltas);
+    return st;
 }

@@ -131,6 +131,22 @@ for ((i = 0; i < 200; i++)); do
 done
 [ $crashes = 0 ] && ok || fail "$crashes of 200 changed traces crashed the reader"
 
+# The reader's features on a hand-written trace (data/features.txtpb says which): its dump, and
+# the note and warnings it gives.
+if command -v protoc >/dev/null; then
+    grep -v '^#' "$HERE/data/features.txtpb" |
+        protoc --proto_path="$SRC/proto" --encode=tconv.perfetto.Trace \
+            "$SRC/proto/perfetto_trace.proto" >"$TMP/features.pftrace"
+    "$TCONV" -r perfetto -w text -o "$TMP/features.txt" "$TMP/features.pftrace" 2>"$TMP/err"
+    if cmp -s "$HERE/data/features.txt" "$TMP/features.txt" &&
+        grep -q 'were skipped (chrome_events 1)' "$TMP/err" &&
+        grep -q 'perfetto.no-callstack' "$TMP/err" && grep -q 'perfetto.no-descriptor' "$TMP/err"; then
+        ok
+    else
+        fail "features.txtpb: $(diff "$HERE/data/features.txt" "$TMP/features.txt" | head -5) $(head -c 300 "$TMP/err")"
+    fi
+fi
+
 # Times at the edges of int64 (a legacy X event's µs, deltas, a clock snapshot's offset): no
 # overflow (the sanitizer build checks), events beyond 2^62 ns skipped by the core.
 if command -v protoc >/dev/null; then
