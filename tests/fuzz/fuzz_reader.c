@@ -48,6 +48,8 @@ static const fuzz_optset fuzz_optsets[] = {
     {"folded", {"lenient=true", NULL}},
     {"folded", {"format=extended", NULL}},
     {"folded", {"format=plain", "strict=true", NULL}},
+    {"perfetto", {NULL}},
+    {"perfetto", {"strict=true", NULL}},
     {"otf2", {NULL}},
     {"pprof", {NULL}},
     {"pprof", {"sample=0", NULL}},
