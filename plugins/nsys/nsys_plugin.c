@@ -8,9 +8,10 @@ static const tconv_option_desc nsys_options[] = {
     {"names", TCONV_OPT_ENUM, "demangled", "demangled|short|mangled",
      "kernel names: demangled with templates and parameters (as nsys stats shows them), the "
      "short base name, or the mangled symbol"},
-    {"samples", TCONV_OPT_BOOL, "true", NULL,
-     "CPU sampling (COMPOSITE_EVENTS) as stack samples; false reads the traced calls alone, as "
-     "GPU attribution (pprof -W gpu=attribute) needs when an export has both"},
+    {"samples", TCONV_OPT_ENUM, "auto", "auto|true|false",
+     "CPU sampling (COMPOSITE_EVENTS) as stack samples; auto: only when the export has no "
+     "traced calls or GPU work, since profile writers would add the samples' CPU time to the "
+     "spans' self time (and GPU attribution cannot use them)"},
     {"backtraces", TCONV_OPT_BOOL, "true", NULL,
      "the backtraces nsys took at CUDA and OS runtime calls as the frames enclosing each call, "
      "so GPU time shows under the code that launched it"},
@@ -25,7 +26,10 @@ static tconv_status nsys_plugin_read(tconv_ctx *ctx, tconv_input *in, const tcon
     opt.names = strcmp(names, "short") == 0     ? NSYS_NAMES_SHORT
                 : strcmp(names, "mangled") == 0 ? NSYS_NAMES_MANGLED
                                                 : NSYS_NAMES_DEMANGLED;
-    opt.samples = tconv_option_get_bool(o, "samples");
+    const char *samples = tconv_option_get_string(o, "samples");
+    opt.samples = strcmp(samples, "true") == 0    ? NSYS_SAMPLES_ON
+                  : strcmp(samples, "false") == 0 ? NSYS_SAMPLES_OFF
+                                                  : NSYS_SAMPLES_AUTO;
     opt.backtraces = tconv_option_get_bool(o, "backtraces");
     return nsys_read(ctx, in, &opt, sink);
 }

@@ -131,8 +131,13 @@ static tconv_status nsys_time_origin(nsys_reader *r)
     return nsys_push(r, &ev);
 }
 
-static void nsys_notes(nsys_reader *r, const char **absent, size_t nabsent)
+static void nsys_notes(nsys_reader *r, const char **absent, size_t nabsent, int64_t samples_left)
 {
+    if (samples_left > 0)
+        tconv_note_show(r->ctx,
+                        "%s: %lld CPU samples left out beside the traced calls, whose spans "
+                        "profile writers cannot add them to; -R samples=true reads them too",
+                        r->d.name, (long long)samples_left);
     if (nabsent) {
         char list[256];
         size_t len = 0;
@@ -180,14 +185,15 @@ tconv_status nsys_read(tconv_ctx *ctx, tconv_input *in, const nsys_opts *opt, tc
     tconv_status st = TCONV_FATAL;
     const char *absent[NSYS_SRC_COUNT];
     size_t nabsent = 0;
+    int64_t samples_left = 0;
     if (sqlin_open(&r->d, ctx, in, "an Nsight Systems export") != 0) goto out;
     if (nsys_recognise(r) != 0) goto out;
     nsys_schema(r);
     if (nsys_names_init(r) != 0 || nsys_tracks_init(r) != 0 || nsys_nvtx_prepare(r) != 0) goto out;
-    if (nsys_tables_open(r, absent, &nabsent) != 0) goto out;
+    if (nsys_tables_open(r, absent, &nabsent, &samples_left) != 0) goto out;
     st = nsys_merge(r);
     if (st == TCONV_OK) st = nsys_time_origin(r);
-    if (st == TCONV_OK) nsys_notes(r, absent, nabsent);
+    if (st == TCONV_OK) nsys_notes(r, absent, nabsent, samples_left);
 out:
     nsys_tables_close(r);
     nsys_samples_free(r);

@@ -18,10 +18,11 @@
 #include "sqlin.h"
 
 enum { NSYS_NAMES_DEMANGLED = 0, NSYS_NAMES_SHORT, NSYS_NAMES_MANGLED };
+enum { NSYS_SAMPLES_AUTO = 0, NSYS_SAMPLES_ON, NSYS_SAMPLES_OFF };
 
 typedef struct nsys_opts {
     int names;      /* NSYS_NAMES_*: which kernel name */
-    int samples;    /* CPU sampling as stack samples */
+    int samples;    /* NSYS_SAMPLES_*: CPU sampling as stack samples */
     int backtraces; /* CUDA and OS runtime backtraces as the calls' enclosing frames */
 } nsys_opts;
 
@@ -131,8 +132,9 @@ tconv_status nsys_push(nsys_reader *r, const tconv_event *ev);
 void nsys_bad_row(nsys_reader *r, const nsys_cursor *c, const char *what);
 
 /* nsys_tables.c: the cursors of the sources the export has (r->cur), each positioned on its
- * first row; the names of the sources it lacks in absent[] (a note for the user). */
-int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent);
+ * first row; the names of the sources it lacks in absent[] (a note for the user). CPU samples
+ * that -R samples=auto leaves out are counted in *samples_left. */
+int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent, int64_t *samples_left);
 /* Advance c to its next row: 0, or -1 with the error on the ctx. */
 int nsys_cursor_next(nsys_reader *r, nsys_cursor *c);
 void nsys_tables_close(nsys_reader *r);

@@ -117,6 +117,8 @@ static int nsys_sql_add(char *buf, size_t cap, size_t *len, const char *s)
     return 0;
 }
 
+static int nsys_samples_auto(nsys_reader *r, int64_t *left);
+
 static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
 {
     char sql[1024];
@@ -168,9 +170,10 @@ int nsys_cursor_next(nsys_reader *r, nsys_cursor *c)
     return 0;
 }
 
-int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent)
+int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent, int64_t *samples_left)
 {
     *nabsent = 0;
+    *samples_left = 0;
     for (size_t i = 0; i < NSYS_SRC_COUNT; i++) {
         const nsys_srcdef *def = &nsys_srcdefs[i];
         if (!sqlin_has_table(&r->d, def->table)) {
@@ -178,12 +181,41 @@ int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent)
             continue;
         }
         if (def->kind == NSYS_SRC_SAMPLES &&
-            (!r->opt.samples || !sqlin_has_table(&r->d, "SAMPLING_CALLCHAINS")))
+            (r->opt.samples == NSYS_SAMPLES_OFF || !sqlin_has_table(&r->d, "SAMPLING_CALLCHAINS")))
             continue;
         if (nsys_cursor_open(r, def) != 0) return -1;
         /* An empty table says the same as an absent one: nothing of the kind was captured. */
         if (!r->cur[r->ncur - 1].has_row && def->what) absent[(*nabsent)++] = def->what;
     }
+    if (r->opt.samples == NSYS_SAMPLES_AUTO) return nsys_samples_auto(r, samples_left);
+    return 0;
+}
+
+/* CPU samples beside spans of traced calls or GPU work: the stack stage can only add the
+ * samples' CPU time to the spans' self time (and GPU attribution cannot take them at all), so
+ * unless the user asks (-R samples=true) an export with both is read as its trace, and one
+ * with samples alone as a CPU profile. */
+static int nsys_samples_auto(nsys_reader *r, int64_t *left)
+{
+    nsys_cursor *samples = NULL;
+    int spans = 0;
+    for (size_t i = 0; i < r->ncur; i++) {
+        nsys_cursor *c = &r->cur[i];
+        if (c->kind == NSYS_SRC_SAMPLES)
+            samples = c;
+        else if (c->has_row && c->kind != NSYS_SRC_CUDA_MEMORY && c->kind != NSYS_SRC_WDDM_MEMORY &&
+                 c->kind != NSYS_SRC_OVERHEAD && c->kind != NSYS_SRC_CUPTI_OVERHEAD)
+            spans = 1;
+    }
+    if (!samples || !samples->has_row || !spans) return 0;
+    sqlite3_stmt *st =
+        sqlin_prepare(&r->d, "COMPOSITE_EVENTS", "SELECT count(*) FROM COMPOSITE_EVENTS");
+    if (!st) return -1;
+    if (sqlin_step(&r->d, st, "COMPOSITE_EVENTS") == SQLITE_ROW)
+        *left = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_finalize(samples->st);
+    *samples = r->cur[--r->ncur];
     return 0;
 }
 

@@ -49,6 +49,56 @@ typedef enum rp_rec {
     RP_REC_OTHER /* counted, not read */
 } rp_rec;
 
+/* The fields each kind of record is read for, by their index in its path list. */
+enum { RP_M_PID, RP_M_HOST, RP_M_COMMAND };
+static const char *const rp_paths_meta[] = {"pid", "node.hostname", "command", NULL};
+enum { RP_A_HANDLE, RP_A_TYPE, RP_A_GPU_INDEX, RP_A_NODE, RP_A_PRODUCT, RP_A_NAME };
+static const char *const rp_paths_agent[] = {
+    "id.handle", "type", "logical_node_type_id", "node_id", "product_name", "name", NULL};
+enum { RP_N_OPS };
+static const char *const rp_paths_names[] = {"operations", NULL};
+enum { RP_MK_KEY, RP_MK_VALUE };
+static const char *const rp_paths_marker[] = {"key", "value", NULL};
+/* In the order of -R names=demangled|short|mangled's first choice. */
+enum { RP_S_ID, RP_S_FORMATTED, RP_S_TRUNCATED, RP_S_MANGLED, RP_S_DEMANGLED };
+static const char *const rp_paths_symbol[] = {
+    "kernel_id",   "formatted_kernel_name", "truncated_kernel_name",
+    "kernel_name", "demangled_kernel_name", NULL};
+/* Buffer records share their first fields. */
+enum { RP_F_START, RP_F_END, RP_F_CORR, RP_F_THREAD, RP_F_KIND, RP_F_OP, RP_F_OWN };
+#define RP_RECORD_PATHS                                                                            \
+    "start_timestamp", "end_timestamp", "correlation_id.internal", "thread_id", "kind", "operation"
+enum {
+    RP_D_AGENT = RP_F_OWN,
+    RP_D_QUEUE,
+    RP_D_KERNEL,
+    RP_D_STREAM,
+    RP_D_WG,
+    RP_D_GRID = RP_D_WG + 3,
+    RP_D_LDS = RP_D_GRID + 3,
+    RP_D_SCRATCH
+};
+static const char *const rp_paths_dispatch[] = {RP_RECORD_PATHS,
+                                                "dispatch_info.agent_id.handle",
+                                                "dispatch_info.queue_id.handle",
+                                                "dispatch_info.kernel_id",
+                                                "stream_id.handle",
+                                                "dispatch_info.workgroup_size.x",
+                                                "dispatch_info.workgroup_size.y",
+                                                "dispatch_info.workgroup_size.z",
+                                                "dispatch_info.grid_size.x",
+                                                "dispatch_info.grid_size.y",
+                                                "dispatch_info.grid_size.z",
+                                                "dispatch_info.group_segment_size",
+                                                "dispatch_info.private_segment_size",
+                                                NULL};
+static const char *const rp_paths_api[] = {RP_RECORD_PATHS, NULL};
+enum { RP_C_SRC = RP_F_OWN, RP_C_DST, RP_C_BYTES, RP_C_STREAM };
+static const char *const rp_paths_copy[] = {RP_RECORD_PATHS,       "src_agent_id.handle",
+                                            "dst_agent_id.handle", "bytes",
+                                            "stream_id.handle",    NULL};
+static const char *const rp_paths_none[] = {NULL};
+
 enum { RP_MAX_LEVELS = 64 };
 
 typedef struct rp_json {
@@ -62,6 +112,7 @@ typedef struct rp_json {
     uint64_t tok_offset;
     rp_jrec r;
     rp_rec rec_kind; /* of the record being collected */
+    rp_jwant want[RP_REC_OTHER + 1];
     tconv_str api_cat;
     int failed;
     int seen_tool;
@@ -145,7 +196,7 @@ static tconv_status rp_bad(rp_json *j, const char *what)
     return TCONV_OK;
 }
 
-static tconv_str rp_field_str(rp_json *j, const char *path)
+static tconv_str rp_field_str(rp_json *j, uint32_t path)
 {
     const rp_jfield *f = rp_jrec_get(&j->r, path);
     if (!f || f->kind != TCONV_JSON_STRING || !f->len) return 0;
@@ -155,11 +206,11 @@ static tconv_str rp_field_str(rp_json *j, const char *path)
 static tconv_status rp_meta(rp_json *j)
 {
     int64_t pid;
-    if (rp_jrec_int(&j->r, "pid", &pid)) j->pid = pid;
+    if (rp_jrec_int(&j->r, RP_M_PID, &pid)) j->pid = pid;
     /* Given once the process has a track (rp_proc_done): a metadata event needs one, and a
      * track made for it alone would show as an empty thread. */
-    j->host = rp_field_str(j, "node.hostname");
-    j->command = rp_field_str(j, "command");
+    j->host = rp_field_str(j, RP_M_HOST);
+    j->command = rp_field_str(j, RP_M_COMMAND);
     return TCONV_OK;
 }
 
@@ -196,18 +247,17 @@ static tconv_status rp_proc_done(rp_json *j)
 static tconv_status rp_agent(rp_json *j)
 {
     int64_t handle, type, index = -1;
-    if (!rp_jrec_int(&j->r, "id.handle", &handle) || !rp_jrec_int(&j->r, "type", &type))
+    if (!rp_jrec_int(&j->r, RP_A_HANDLE, &handle) || !rp_jrec_int(&j->r, RP_A_TYPE, &type))
         return rp_bad(j, "an agent without its id or type");
-    if (!rp_jrec_int(&j->r, "logical_node_type_id", &index) &&
-        !rp_jrec_int(&j->r, "node_id", &index))
+    if (!rp_jrec_int(&j->r, RP_A_GPU_INDEX, &index) && !rp_jrec_int(&j->r, RP_A_NODE, &index))
         index = (int64_t)j->nagents;
     TCONV_ARRAY_GROW(j->agent, j->agents_cap, j->nagents + 1);
     j->agent[j->nagents] = (struct rp_agent){.gpu = type == 2, .index = index};
     tconv_map_set(&j->agents, (uint64_t)handle, 0, (uint32_t)j->nagents);
     j->nagents++;
     if (type == 2) {
-        tconv_str name = rp_field_str(j, "product_name");
-        if (!name) name = rp_field_str(j, "name");
+        tconv_str name = rp_field_str(j, RP_A_PRODUCT);
+        if (!name) name = rp_field_str(j, RP_A_NAME);
         if (name) tconv_map_set(&j->c->gpu_names, (uint64_t)index, 0, name);
     }
     return TCONV_OK;
@@ -217,14 +267,11 @@ static tconv_status rp_agent(rp_json *j)
 static tconv_status rp_names(rp_json *j)
 {
     size_t kind = j->names_index++;
-    size_t op = 0;
+    uint32_t op = 0;
     for (size_t i = 0; i < j->r.n; i++) {
         const rp_jfield *f = &j->r.f[i];
-        if (f->kind != TCONV_JSON_STRING || f->path_len != 10 ||
-            memcmp(j->r.arena + f->path, "operations", 10) != 0)
-            continue;
-        tconv_map_set(&j->ops, kind, (uint32_t)op++,
-                      rp_intern(j->c, rp_jrec_text(&j->r, f), f->len));
+        if (f->want != RP_N_OPS || f->kind != TCONV_JSON_STRING) continue;
+        tconv_map_set(&j->ops, kind, op++, rp_intern(j->c, rp_jrec_text(&j->r, f), f->len));
     }
     return TCONV_OK;
 }
@@ -232,8 +279,8 @@ static tconv_status rp_names(rp_json *j)
 static tconv_status rp_marker(rp_json *j)
 {
     int64_t key;
-    const rp_jfield *v = rp_jrec_get(&j->r, "value");
-    if (!rp_jrec_int(&j->r, "key", &key) || !v || v->kind != TCONV_JSON_STRING) return TCONV_OK;
+    const rp_jfield *v = rp_jrec_get(&j->r, RP_MK_VALUE);
+    if (!rp_jrec_int(&j->r, RP_MK_KEY, &key) || !v || v->kind != TCONV_JSON_STRING) return TCONV_OK;
     tconv_map_set(&j->markers, (uint64_t)key, 0, rp_intern(j->c, rp_jrec_text(&j->r, v), v->len));
     return TCONV_OK;
 }
@@ -241,11 +288,11 @@ static tconv_status rp_marker(rp_json *j)
 static tconv_status rp_symbol(rp_json *j)
 {
     int64_t id;
-    if (!rp_jrec_int(&j->r, "kernel_id", &id)) return TCONV_OK;
-    static const char *const pref[3][4] = {
-        {"formatted_kernel_name", "demangled_kernel_name", "kernel_name", "truncated_kernel_name"},
-        {"truncated_kernel_name", "formatted_kernel_name", "demangled_kernel_name", "kernel_name"},
-        {"kernel_name", "formatted_kernel_name", "demangled_kernel_name", "truncated_kernel_name"},
+    if (!rp_jrec_int(&j->r, RP_S_ID, &id)) return TCONV_OK;
+    static const uint32_t pref[3][4] = {
+        {RP_S_FORMATTED, RP_S_DEMANGLED, RP_S_MANGLED, RP_S_TRUNCATED},
+        {RP_S_TRUNCATED, RP_S_FORMATTED, RP_S_DEMANGLED, RP_S_MANGLED},
+        {RP_S_MANGLED, RP_S_FORMATTED, RP_S_DEMANGLED, RP_S_TRUNCATED},
     };
     for (int i = 0; i < 4; i++) {
         const rp_jfield *f = rp_jrec_get(&j->r, pref[j->c->opt.names][i]);
@@ -282,18 +329,15 @@ static int64_t rp_gpu_of(rp_json *j, int64_t handle)
 
 static int rp_times(rp_json *j, int64_t *start, int64_t *end)
 {
-    return rp_jrec_int(&j->r, "start_timestamp", start) &&
-           rp_jrec_int(&j->r, "end_timestamp", end) && *end >= *start;
+    return rp_jrec_int(&j->r, RP_F_START, start) && rp_jrec_int(&j->r, RP_F_END, end) &&
+           *end >= *start;
 }
 
-static tconv_str rp_dim3(rp_json *j, const char *path, const int64_t *divide)
+static tconv_str rp_dim3(rp_json *j, uint32_t first, const int64_t *divide)
 {
     int64_t v[3];
-    char p[64];
-    static const char axes[] = "xyz";
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof(p), "%s.%c", path, axes[i]);
-        if (!rp_jrec_int(&j->r, p, &v[i])) return 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        if (!rp_jrec_int(&j->r, first + i, &v[i])) return 0;
         if (divide && divide[i] > 0) v[i] = (v[i] + divide[i] - 1) / divide[i];
     }
     int n = snprintf(j->c->buf, sizeof(j->c->buf), "[%lld,%lld,%lld]", (long long)v[0],
@@ -320,7 +364,7 @@ static tconv_status rp_dispatch(rp_json *j)
     rp_common *c = j->c;
     int64_t start, end, agent, kid, queue, stream, corr = 0, tid;
     if (!rp_times(j, &start, &end)) return rp_bad(j, "a kernel dispatch without its times");
-    if (!rp_jrec_int(&j->r, "dispatch_info.agent_id.handle", &agent))
+    if (!rp_jrec_int(&j->r, RP_D_AGENT, &agent))
         return rp_bad(j, "a kernel dispatch without its agent");
     int64_t gpu = rp_gpu_of(j, agent);
     if (gpu < 0) {
@@ -331,9 +375,9 @@ static tconv_status rp_dispatch(rp_json *j)
                           (long long)agent);
         gpu = agent;
     }
-    int has_queue = rp_jrec_int(&j->r, "dispatch_info.queue_id.handle", &queue);
-    int has_stream = rp_jrec_int(&j->r, "stream_id.handle", &stream);
-    rp_jrec_int(&j->r, "correlation_id.internal", &corr);
+    int has_queue = rp_jrec_int(&j->r, RP_D_QUEUE, &queue);
+    int has_stream = rp_jrec_int(&j->r, RP_D_STREAM, &stream);
+    rp_jrec_int(&j->r, RP_F_CORR, &corr);
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_COMPLETE;
     ev.ts = start;
@@ -341,7 +385,7 @@ static tconv_status rp_dispatch(rp_json *j)
     ev.role = TCONV_ROLE_KERNEL;
     ev.cat = c->s.kernel;
     ev.corr = corr > 0 ? (uint64_t)corr : 0;
-    if (rp_jrec_int(&j->r, "dispatch_info.kernel_id", &kid)) {
+    if (rp_jrec_int(&j->r, RP_D_KERNEL, &kid)) {
         uint32_t s = tconv_map_get(&j->kernels, (uint64_t)kid, 0);
         if (s != TCONV_MAP_NONE && s) {
             ev.name =
@@ -372,19 +416,19 @@ static tconv_status rp_dispatch(rp_json *j)
         /* HSA's grid counts work-items; CUDA's and Kineto's, blocks: the grid is given in
          * workgroups, as the launch asked for it. */
         int64_t wg[3] = {0, 0, 0};
-        rp_jrec_int(&j->r, "dispatch_info.workgroup_size.x", &wg[0]);
-        rp_jrec_int(&j->r, "dispatch_info.workgroup_size.y", &wg[1]);
-        rp_jrec_int(&j->r, "dispatch_info.workgroup_size.z", &wg[2]);
-        tconv_str grid = rp_dim3(j, "dispatch_info.grid_size", wg);
-        tconv_str block = rp_dim3(j, "dispatch_info.workgroup_size", NULL);
+        rp_jrec_int(&j->r, RP_D_WG, &wg[0]);
+        rp_jrec_int(&j->r, RP_D_WG + 1, &wg[1]);
+        rp_jrec_int(&j->r, RP_D_WG + 2, &wg[2]);
+        tconv_str grid = rp_dim3(j, RP_D_GRID, wg);
+        tconv_str block = rp_dim3(j, RP_D_WG, NULL);
         if (grid) a[n++] = (tconv_arg){.key = c->s.grid, .type = TCONV_ARG_JSON, .v.s = grid};
         if (block) a[n++] = (tconv_arg){.key = c->s.block, .type = TCONV_ARG_JSON, .v.s = block};
         int64_t v;
-        if (rp_jrec_int(&j->r, "dispatch_info.group_segment_size", &v))
+        if (rp_jrec_int(&j->r, RP_D_LDS, &v))
             a[n++] = (tconv_arg){.key = c->s.smem, .type = TCONV_ARG_INT, .v.i = v};
-        if (rp_jrec_int(&j->r, "dispatch_info.private_segment_size", &v))
+        if (rp_jrec_int(&j->r, RP_D_SCRATCH, &v))
             a[n++] = (tconv_arg){.key = c->s.scratch, .type = TCONV_ARG_INT, .v.i = v};
-        if (rp_jrec_int(&j->r, "thread_id", &tid))
+        if (rp_jrec_int(&j->r, RP_F_THREAD, &tid))
             a[n++] = (tconv_arg){.key = tconv_string_intern_cstr(c->ctx, "thread"),
                                  .type = TCONV_ARG_INT,
                                  .v.i = tid};
@@ -399,15 +443,15 @@ static tconv_status rp_copy(rp_json *j)
     rp_common *c = j->c;
     int64_t start, end, kind = -1, op = -1, src = -1, dst = -1, corr = 0, bytes, stream;
     if (!rp_times(j, &start, &end)) return rp_bad(j, "a memory copy without its times");
-    rp_jrec_int(&j->r, "kind", &kind);
-    rp_jrec_int(&j->r, "operation", &op);
-    rp_jrec_int(&j->r, "src_agent_id.handle", &src);
-    rp_jrec_int(&j->r, "dst_agent_id.handle", &dst);
-    rp_jrec_int(&j->r, "correlation_id.internal", &corr);
+    rp_jrec_int(&j->r, RP_F_KIND, &kind);
+    rp_jrec_int(&j->r, RP_F_OP, &op);
+    rp_jrec_int(&j->r, RP_C_SRC, &src);
+    rp_jrec_int(&j->r, RP_C_DST, &dst);
+    rp_jrec_int(&j->r, RP_F_CORR, &corr);
     int64_t gpu = rp_gpu_of(j, dst);
     if (gpu < 0) gpu = rp_gpu_of(j, src);
     if (gpu < 0) return rp_bad(j, "a memory copy between agents that are not GPUs");
-    int has_stream = rp_jrec_int(&j->r, "stream_id.handle", &stream);
+    int has_stream = rp_jrec_int(&j->r, RP_C_STREAM, &stream);
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_COMPLETE;
     ev.ts = start;
@@ -427,7 +471,7 @@ static tconv_status rp_copy(rp_json *j)
             a[n++] = (tconv_arg){.key = c->s.stream, .type = TCONV_ARG_INT, .v.i = stream};
         if (corr > 0)
             a[n++] = (tconv_arg){.key = c->s.correlation, .type = TCONV_ARG_INT, .v.i = corr};
-        if (rp_jrec_int(&j->r, "bytes", &bytes))
+        if (rp_jrec_int(&j->r, RP_C_BYTES, &bytes))
             a[n++] = (tconv_arg){.key = c->s.bytes, .type = TCONV_ARG_INT, .v.i = bytes};
     }
     ev.args = n ? j->argv : NULL;
@@ -441,10 +485,10 @@ static tconv_status rp_api(rp_json *j, rp_rec rec)
     rp_common *c = j->c;
     int64_t start, end, kind = -1, op = -1, corr = 0, tid;
     if (!rp_times(j, &start, &end)) return rp_bad(j, "an API call without its times");
-    if (!rp_jrec_int(&j->r, "thread_id", &tid)) return rp_bad(j, "an API call without its thread");
-    rp_jrec_int(&j->r, "kind", &kind);
-    rp_jrec_int(&j->r, "operation", &op);
-    rp_jrec_int(&j->r, "correlation_id.internal", &corr);
+    if (!rp_jrec_int(&j->r, RP_F_THREAD, &tid)) return rp_bad(j, "an API call without its thread");
+    rp_jrec_int(&j->r, RP_F_KIND, &kind);
+    rp_jrec_int(&j->r, RP_F_OP, &op);
+    rp_jrec_int(&j->r, RP_F_CORR, &corr);
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_COMPLETE;
     ev.ts = start;
@@ -541,9 +585,11 @@ static int rp_tok_begin(void *user, const tconv_json_token *t)
     int obj = t->kind == TCONV_JSON_OBJECT_BEGIN;
     rp_lv lv = (rp_lv)j->lv[j->nlv - 1];
     switch (lv) {
-    case RP_LV_RECORD:
-        rp_jrec_begin(&j->r);
-        return rp_push_lv(j, RP_LV_RECORD, RP_REC_NONE);
+    case RP_LV_RECORD: {
+        int wanted = rp_jrec_begin(&j->r);
+        int st = rp_push_lv(j, RP_LV_RECORD, RP_REC_NONE);
+        return st == TCONV_JSON_GO && !wanted ? TCONV_JSON_SKIP : st;
+    }
     case RP_LV_ROOT:
         if (!obj) {
             tconv_error_at(j->c->ctx, j->c->name, t->offset,
@@ -569,7 +615,7 @@ static int rp_tok_begin(void *user, const tconv_json_token *t)
     case RP_LV_PROC:
         if (obj && rp_key_is(j, "metadata")) {
             j->rec_kind = RP_REC_META;
-            rp_jrec_reset(&j->r, t->offset);
+            rp_jrec_reset(&j->r, t->offset, &j->want[RP_REC_META]);
             return rp_push_lv(j, RP_LV_RECORD, RP_REC_META);
         }
         if (obj && rp_key_is(j, "strings")) return rp_push_lv(j, RP_LV_STRINGS, RP_REC_NONE);
@@ -602,7 +648,7 @@ static int rp_tok_begin(void *user, const tconv_json_token *t)
             break;
         }
         j->rec_kind = k;
-        rp_jrec_reset(&j->r, t->offset);
+        rp_jrec_reset(&j->r, t->offset, &j->want[k]);
         return rp_push_lv(j, RP_LV_RECORD, k);
     }
     default:
@@ -633,8 +679,10 @@ static int rp_tok_end(void *user, const tconv_json_token *t)
 static int rp_tok_key(void *user, const tconv_json_token *t)
 {
     rp_json *j = user;
-    if ((rp_lv)j->lv[j->nlv - 1] == RP_LV_RECORD)
-        return rp_jrec_key(&j->r, t->text, t->len) == 0 ? TCONV_JSON_GO : rp_oom(j);
+    if ((rp_lv)j->lv[j->nlv - 1] == RP_LV_RECORD) {
+        rp_jrec_key(&j->r, t->text, t->len);
+        return TCONV_JSON_GO;
+    }
     j->key_len = t->len < sizeof(j->key) ? t->len : sizeof(j->key) - 1;
     memcpy(j->key, t->text, j->key_len);
     j->key[j->key_len] = '\0';
@@ -682,6 +730,15 @@ tconv_status rp_json_read(rp_common *c, tconv_input *in)
     j->in = in;
     j->nlv = 1;
     j->lv[0] = RP_LV_ROOT;
+    static const char *const *const paths[RP_REC_OTHER + 1] = {
+        [RP_REC_NONE] = rp_paths_none,         [RP_REC_META] = rp_paths_meta,
+        [RP_REC_AGENT] = rp_paths_agent,       [RP_REC_NAMES] = rp_paths_names,
+        [RP_REC_MARKER] = rp_paths_marker,     [RP_REC_SYMBOL] = rp_paths_symbol,
+        [RP_REC_DISPATCH] = rp_paths_dispatch, [RP_REC_API] = rp_paths_api,
+        [RP_REC_ROCTX] = rp_paths_api,         [RP_REC_COPY] = rp_paths_copy,
+        [RP_REC_OTHER] = rp_paths_none};
+    for (int k = 0; k <= RP_REC_OTHER; k++)
+        rp_jwant_init(&j->want[k], paths[k]);
     static const tconv_json_callbacks cb = {
         .begin = rp_tok_begin, .end = rp_tok_end, .key = rp_tok_key, .scalar = rp_tok_scalar};
     j->lex = tconv_json_new(&cb, j, 0);
