@@ -133,6 +133,7 @@ typedef struct rp_json {
     int64_t kind_dispatch_warned;
 
     uint64_t other_records;
+    int list_named; /* the current list of other records is in other_kinds */
     char other_kinds[160];
     tconv_arg argv[12];
 } rp_json;
@@ -629,21 +630,20 @@ static int rp_tok_begin(void *user, const tconv_json_token *t)
         break;
     case RP_LV_BUFFERS:
         if (!obj) {
-            rp_rec k = rp_buffer_kind(j);
-            if (k == RP_REC_OTHER && !t->empty) {
-                size_t used = strlen(j->other_kinds);
-                if (used + j->key_len + 3 < sizeof(j->other_kinds) &&
-                    !strstr(j->other_kinds, j->key))
-                    snprintf(j->other_kinds + used, sizeof(j->other_kinds) - used, "%s%.*s",
-                             used ? ", " : "", (int)j->key_len, j->key);
-            }
-            return rp_push_lv(j, RP_LV_LIST, k);
+            j->list_named = 0;
+            return rp_push_lv(j, RP_LV_LIST, rp_buffer_kind(j));
         }
         break;
     case RP_LV_LIST: {
         rp_rec k = (rp_rec)j->rec[j->nlv - 1];
         if (!obj) break;
         if (k == RP_REC_OTHER) {
+            /* Named once, at the list's first record (the key is still the list's). */
+            size_t used = strlen(j->other_kinds);
+            if (!j->list_named && used + j->key_len + 3 < sizeof(j->other_kinds))
+                snprintf(j->other_kinds + used, sizeof(j->other_kinds) - used, "%s%.*s",
+                         used ? ", " : "", (int)j->key_len, j->key);
+            j->list_named = 1;
             j->other_records++;
             break;
         }

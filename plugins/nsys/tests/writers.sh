@@ -10,11 +10,11 @@
 # usage: writers.sh TCONV SRC WORK CORPUS GLOB
 # GLOB: the corpus files to add ("nsys/*.sqlite").
 TCONV=$1 SRC=$2 WORK=$3/writers-$(basename "$5" | tr -c 'a-z0-9\n' _) CORPUS=$4 GLOB=$5
-. "$SRC/lib.sh"
+. "$(dirname "$0")/lib.sh"
 need otf2-print
 need go
 files=()
-for f in "$SRC"/data/*.gz; do files+=("$f"); done
+for f in "$SRC"/data/*; do case $f in *.md) ;; *) files+=("$f") ;; esac; done
 for f in $CORPUS/$GLOB; do [ -f "$f" ] && files+=("$f"); done
 
 spans() { "$TCONV" -q -w csv -W table=events "$@" | grep -c '^span,' || true; }
