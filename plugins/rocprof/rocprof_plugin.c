@@ -4,7 +4,7 @@
 
 #include "rocprof_probe.h"
 #include "rocprof_reader.h"
-#include "sqlin.h"
+#include "../nsys/sqlin.h"
 
 static const tconv_option_desc rocprof_options[] = {
     {"names", TCONV_OPT_ENUM, "demangled", "demangled|short|mangled",

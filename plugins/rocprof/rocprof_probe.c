@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "sqlin.h"
+#include "../nsys/sqlin.h"
 
 static size_t rocprof_blanks(const unsigned char *buf, size_t len, size_t i)
 {

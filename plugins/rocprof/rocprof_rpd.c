@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "rocprof_reader.h"
-#include "sqlin.h"
+#include "../nsys/sqlin.h"
 
 enum { RPD_API = 0, RPD_OP, RPD_MONITOR, RPD_NSRC };
 

@@ -49,6 +49,9 @@ static const fuzz_optset fuzz_optsets[] = {
     {"folded", {"format=extended", NULL}},
     {"folded", {"format=plain", "strict=true", NULL}},
     {"otf2", {NULL}},
+    {"rocprof", {NULL}},
+    {"rocprof", {"strict=true", "names=short", NULL}},
+    {"rocprof", {"by=queue", "names=mangled", NULL}},
 };
 
 static const tconv_reader_class *fuzz_rc;

@@ -14,7 +14,7 @@ readers=("$@")
 # otf2 is run on demand only (run.sh 60 otf2): the archive's anchor file is parsed by libotf2,
 # which sizes allocations by the file's counts (a crafted anchor asks for 3 GB) and leaks on
 # its own error paths; what tconv's reader does is covered, the library cannot be fixed here.
-[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json)
+[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json rocprof)
 build=${FUZZ_BUILD:-$repo/build-fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 
