@@ -222,9 +222,8 @@ tconv_status nsys_gpu_row(nsys_reader *r, nsys_cursor *c)
     default:
         return TCONV_OK;
     }
-    ev.track = nsys_stream(
-        r, dev, c->kind == NSYS_SRC_SYNC && (stream < 0 || stream >= 0xFFFFFFFF) ? -1 : stream,
-        gpid);
+    /* A stream id of -1 (CUPTI's "none", a context or event sync) is the device's sync track. */
+    ev.track = nsys_stream(r, dev, stream, gpid);
     if (ev.track == TCONV_MAP_NONE) return TCONV_FATAL;
     ev.args = g.n ? g.a : NULL;
     ev.nargs = g.n;

@@ -135,8 +135,8 @@ static void nsys_notes(nsys_reader *r, const char **absent, size_t nabsent, int6
 {
     if (samples_left > 0)
         tconv_note_show(r->ctx,
-                        "%s: %lld CPU samples left out beside the traced calls, whose spans "
-                        "profile writers cannot add them to; -R samples=true reads them too",
+                        "%s: %lld CPU samples left out: profile writers would add their CPU time "
+                        "to the traced calls' self time; -R samples=true reads them too",
                         r->d.name, (long long)samples_left);
     if (nabsent) {
         char list[256];
