@@ -54,6 +54,7 @@ typedef struct nsys_cursor {
     int64_t start; /* the current row's */
     int has_row;
     int rowid_col; /* where the SELECT put the rowid, for messages */
+    int sorted;    /* the table is stored in start order (read without sorting) */
     uint64_t rows;
 } nsys_cursor;
 

@@ -4,7 +4,8 @@
  * SAMPLING_CALLCHAINS, stackDepth 0 the leaf; each frame is the function (symbol) in its module,
  * so pprof and flame graphs show a real CPU profile. A sample's value is one, and the sampling
  * period in ns (sample type cpu/nanoseconds): the median of the intervals between a thread's
- * successive samples, since nsys samples a thread only while it runs.
+ * successive samples (over the first 64 Ki samples), since nsys samples a thread only while it
+ * runs.
  *
  * A call's backtrace (CUDA_CALLCHAINS, OSRT_CALLCHAINS) has no times of its own: its frames
  * become spans over the call, root first, pushed before the call so that the ordering stage
@@ -61,22 +62,51 @@ tconv_status nsys_backtrace(nsys_reader *r, int osrt, int64_t chain, uint32_t tr
     return rc < 0 ? TCONV_FATAL : status;
 }
 
-/* The median interval between a thread's successive samples; 1 ms (nsys's default rate) when
- * no thread has two. */
-static int64_t nsys_sample_period(nsys_reader *r)
+static int nsys_cmp_i64(const void *a, const void *b)
 {
-    static const char sql[] =
-        "SELECT g FROM (SELECT start - lag(start) OVER (PARTITION BY globalTid ORDER BY start) "
-        "AS g FROM COMPOSITE_EVENTS) WHERE g IS NOT NULL ORDER BY g LIMIT 1 OFFSET "
-        "(SELECT (count(*) - count(DISTINCT globalTid)) / 2 FROM COMPOSITE_EVENTS)";
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median interval between a thread's successive samples among the first NSYS_PERIOD_ROWS
+ * samples in time; 1 ms (nsys's default rate) when no thread has two. A window function over
+ * every sample cost as much as reading them; the first 64 Ki tell the rate as well. */
+enum { NSYS_PERIOD_ROWS = 65536 };
+static int64_t nsys_sample_period(nsys_reader *r, int sorted)
+{
+    char sql[160];
+    snprintf(sql, sizeof(sql), "SELECT globalTid, start FROM COMPOSITE_EVENTS ORDER BY %s LIMIT %d",
+             sorted ? "rowid" : "start, rowid", NSYS_PERIOD_ROWS);
     sqlite3_stmt *st = sqlin_prepare(&r->d, "COMPOSITE_EVENTS", sql);
     if (!st) return -1;
-    int64_t period = 0;
-    int rc = sqlin_step(&r->d, st, "COMPOSITE_EVENTS");
-    if (rc == SQLITE_ROW) period = sqlin_int(st, 0, NULL);
+    tconv_map last = {0};
+    int64_t *gaps = NULL, *starts = NULL;
+    size_t ngaps = 0, gcap = 0, nstarts = 0, scap = 0;
+    int rc;
+    while ((rc = sqlin_step(&r->d, st, "COMPOSITE_EVENTS")) == SQLITE_ROW) {
+        int ok1, ok2;
+        int64_t tid = sqlin_int(st, 0, &ok1), t = sqlin_int(st, 1, &ok2);
+        if (!ok1 || !ok2) continue;
+        uint32_t i = tconv_map_put(&last, (uint64_t)tid, 0, (uint32_t)nstarts);
+        if (i == nstarts) {
+            TCONV_ARRAY_GROW(starts, scap, nstarts + 1);
+            nstarts++;
+        } else if (t > starts[i]) {
+            TCONV_ARRAY_GROW(gaps, gcap, ngaps + 1);
+            gaps[ngaps++] = t - starts[i];
+        }
+        starts[i] = t;
+    }
     sqlite3_finalize(st);
-    if (rc < 0) return -1;
-    return period > 0 ? period : 1000000;
+    int64_t period = 1000000;
+    if (ngaps) {
+        qsort(gaps, ngaps, sizeof(*gaps), nsys_cmp_i64);
+        period = gaps[ngaps / 2];
+    }
+    free(gaps);
+    free(starts);
+    tconv_map_free(&last);
+    return rc < 0 ? -1 : period;
 }
 
 tconv_status nsys_sample_row(nsys_reader *r, nsys_cursor *c)
@@ -89,7 +119,7 @@ tconv_status nsys_sample_row(nsys_reader *r, nsys_cursor *c)
         return TCONV_OK;
     }
     if (!r->sample_types_set) {
-        r->sample_period = nsys_sample_period(r);
+        r->sample_period = nsys_sample_period(r, c->sorted);
         if (r->sample_period < 0) return TCONV_FATAL;
         static const tconv_sample_type types[] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
         tconv_sampletypes_set(r->ctx, 2, types, 1);

@@ -21,6 +21,9 @@ typedef struct nsys_srcdef {
     /* The columns in nsys_cols.h order; "$NAME" is the kernel name the options chose. */
     const char *cols[20];
     unsigned required; /* bit i: column i must exist */
+    /* bit i: column i is read only for args, so selected as NULL when no one reads args (a
+     * profile writer): a narrower row costs SQLite less to sort and to hand over. */
+    unsigned args_only;
 } nsys_srcdef;
 
 #define NSYS_GPU_COLS                                                                              \
@@ -29,68 +32,72 @@ typedef struct nsys_srcdef {
 #define NSYS_CALL_COLS                                                                             \
     "start", "end", "globalTid", "correlationId", "nameId", "eventClass", "returnValue",           \
         "callchainId"
-#define NSYS_CALL_REQ 0x17u /* start, end, globalTid, nameId */
+#define NSYS_CALL_REQ 0x17u  /* start, end, globalTid, nameId */
+#define NSYS_CALL_ARGS 0x40u /* returnValue */
+#define NSYS_CALLS(k, t, w, req)                                                                   \
+    {                                                                                              \
+        .kind = k, .table = t, .what = w, .cols = {NSYS_CALL_COLS}, .required = req,               \
+        .args_only = NSYS_CALL_ARGS                                                                \
+    }
 
 static const nsys_srcdef nsys_srcdefs[NSYS_SRC_COUNT] = {
-    {NSYS_SRC_RUNTIME,
-     "CUPTI_ACTIVITY_KIND_RUNTIME",
-     "CUDA API calls",
-     {NSYS_CALL_COLS},
-     NSYS_CALL_REQ},
-    {NSYS_SRC_NVTX,
-     "NVTX_EVENTS",
-     "NVTX",
-     {"start", "end", "globalTid", "endGlobalTid", "eventType", "rangeId", "category", "text",
-      "textId", "domainId", "uint64Value", "int64Value", "doubleValue", "uint32Value", "int32Value",
-      "floatValue", "jsonText", "jsonTextId"},
-     0x11u}, /* start, eventType */
-    {NSYS_SRC_OSRT, "OSRT_API", "OS runtime calls", {NSYS_CALL_COLS}, NSYS_CALL_REQ},
-    {NSYS_SRC_CUDNN, "CUDNN_EVENTS", NULL, {NSYS_CALL_COLS}, NSYS_CALL_REQ},
-    {NSYS_SRC_CUBLAS, "CUBLAS_EVENTS", NULL, {NSYS_CALL_COLS}, NSYS_CALL_REQ},
-    {NSYS_SRC_OVERHEAD, "PROFILER_OVERHEAD", NULL, {NSYS_CALL_COLS}, NSYS_CALL_REQ},
-    {NSYS_SRC_CUPTI_OVERHEAD, "CUPTI_ACTIVITY_KIND_OVERHEAD", NULL, {NSYS_CALL_COLS}, 0x07u},
-    {NSYS_SRC_KERNEL,
-     "CUPTI_ACTIVITY_KIND_KERNEL",
-     "CUDA kernels",
-     {NSYS_GPU_COLS, "$NAME", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-      "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "launchType",
-      "graphNodeId"},
-     NSYS_GPU_REQ | 1u << NSYS_K_NAME},
-    {NSYS_SRC_MEMCPY,
-     "CUPTI_ACTIVITY_KIND_MEMCPY",
-     "memcpy",
-     {NSYS_GPU_COLS, "bytes", "copyKind", "srcKind", "dstKind"},
-     NSYS_GPU_REQ},
-    {NSYS_SRC_MEMSET,
-     "CUPTI_ACTIVITY_KIND_MEMSET",
-     "memset",
-     {NSYS_GPU_COLS, "bytes", "value", "memKind"},
-     NSYS_GPU_REQ},
-    {NSYS_SRC_SYNC,
-     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-     NULL,
-     {NSYS_GPU_COLS, "syncType"},
-     NSYS_GPU_REQ},
-    {NSYS_SRC_GRAPH,
-     "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-     NULL,
-     {NSYS_GPU_COLS, "graphId", "graphExecId"},
-     NSYS_GPU_REQ},
-    {NSYS_SRC_SAMPLES,
-     "COMPOSITE_EVENTS",
-     "CPU sampling",
-     {"start", "globalTid", "id", "cpu"},
-     0x07u},
-    {NSYS_SRC_CUDA_MEMORY,
-     "CUDA_GPU_MEMORY_USAGE_EVENTS",
-     NULL,
-     {"start", "globalPid", "deviceId", "bytes", "memoryOperationType", "memKind"},
-     0x1Fu},
-    {NSYS_SRC_WDDM_MEMORY,
-     "GPU_MEMORY_USAGE_EVENTS",
-     NULL,
-     {"timestamp", "globalTid", "gpu", "newUsage", "segmentGroup"},
-     0x0Fu},
+    NSYS_CALLS(NSYS_SRC_RUNTIME, "CUPTI_ACTIVITY_KIND_RUNTIME", "CUDA API calls", NSYS_CALL_REQ),
+    {.kind = NSYS_SRC_NVTX,
+     .table = "NVTX_EVENTS",
+     .what = "NVTX",
+     .cols = {"start", "end", "globalTid", "endGlobalTid", "eventType", "rangeId", "category",
+              "text", "textId", "domainId", "uint64Value", "int64Value", "doubleValue",
+              "uint32Value", "int32Value", "floatValue", "jsonText", "jsonTextId"},
+     .required = 0x11u, /* start, eventType */
+     .args_only = 0x3FC40u /* category, payloads */},
+    NSYS_CALLS(NSYS_SRC_OSRT, "OSRT_API", "OS runtime calls", NSYS_CALL_REQ),
+    NSYS_CALLS(NSYS_SRC_CUDNN, "CUDNN_EVENTS", NULL, NSYS_CALL_REQ),
+    NSYS_CALLS(NSYS_SRC_CUBLAS, "CUBLAS_EVENTS", NULL, NSYS_CALL_REQ),
+    NSYS_CALLS(NSYS_SRC_OVERHEAD, "PROFILER_OVERHEAD", NULL, NSYS_CALL_REQ),
+    NSYS_CALLS(NSYS_SRC_CUPTI_OVERHEAD, "CUPTI_ACTIVITY_KIND_OVERHEAD", NULL, 0x07u),
+    {.kind = NSYS_SRC_KERNEL,
+     .table = "CUPTI_ACTIVITY_KIND_KERNEL",
+     .what = "CUDA kernels",
+     .cols = {NSYS_GPU_COLS, "$NAME", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+              "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "launchType",
+              "graphNodeId"},
+     .required = NSYS_GPU_REQ | 1u << NSYS_K_NAME,
+     .args_only = 0x7FF08u /* context, launch configuration */},
+    {.kind = NSYS_SRC_MEMCPY,
+     .table = "CUPTI_ACTIVITY_KIND_MEMCPY",
+     .what = "memcpy",
+     .cols = {NSYS_GPU_COLS, "bytes", "copyKind", "srcKind", "dstKind"},
+     .required = NSYS_GPU_REQ,
+     .args_only = 0x688u /* context, bytes, memory kinds */},
+    {.kind = NSYS_SRC_MEMSET,
+     .table = "CUPTI_ACTIVITY_KIND_MEMSET",
+     .what = "memset",
+     .cols = {NSYS_GPU_COLS, "bytes", "value", "memKind"},
+     .required = NSYS_GPU_REQ,
+     .args_only = 0x388u /* context, bytes, value, memory kind */},
+    {.kind = NSYS_SRC_SYNC,
+     .table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+     .cols = {NSYS_GPU_COLS, "syncType"},
+     .required = NSYS_GPU_REQ,
+     .args_only = 0x8u /* context */},
+    {.kind = NSYS_SRC_GRAPH,
+     .table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+     .cols = {NSYS_GPU_COLS, "graphId", "graphExecId"},
+     .required = NSYS_GPU_REQ,
+     .args_only = 0x108u /* context, graph exec */},
+    {.kind = NSYS_SRC_SAMPLES,
+     .table = "COMPOSITE_EVENTS",
+     .what = "CPU sampling",
+     .cols = {"start", "globalTid", "id", "cpu"},
+     .required = 0x07u},
+    {.kind = NSYS_SRC_CUDA_MEMORY,
+     .table = "CUDA_GPU_MEMORY_USAGE_EVENTS",
+     .cols = {"start", "globalPid", "deviceId", "bytes", "memoryOperationType", "memKind"},
+     .required = 0x1Fu},
+    {.kind = NSYS_SRC_WDDM_MEMORY,
+     .table = "GPU_MEMORY_USAGE_EVENTS",
+     .cols = {"timestamp", "globalTid", "gpu", "newUsage", "segmentGroup"},
+     .required = 0x0Fu},
 };
 
 /* The kernel name column the options ask for, or the one there is. */
@@ -119,6 +126,29 @@ static int nsys_sql_add(char *buf, size_t cap, size_t *len, const char *s)
 
 static int nsys_samples_auto(nsys_reader *r, int64_t *left);
 
+/* Are the table's rows already in start order as stored? nsys writes most tables so, and a
+ * scan of one column then spares SQLite sorting every row with all its columns (half of the
+ * read's cost). 1, 0, or -1 with the error on the ctx. */
+static int nsys_in_start_order(nsys_reader *r, const nsys_srcdef *def)
+{
+    char sql[160];
+    snprintf(sql, sizeof(sql), "SELECT \"%s\" FROM \"%s\" ORDER BY rowid", def->cols[0],
+             def->table);
+    sqlite3_stmt *st = sqlin_prepare(&r->d, def->table, sql);
+    if (!st) return -1;
+    int rc, sorted = 1;
+    int64_t last = INT64_MIN;
+    while (sorted && (rc = sqlin_step(&r->d, st, def->table)) == SQLITE_ROW) {
+        int ok;
+        int64_t t = sqlin_int(st, 0, &ok);
+        if (!ok) t = INT64_MIN; /* where ORDER BY puts a row without a time: first */
+        sorted = t >= last;
+        last = t;
+    }
+    sqlite3_finalize(st);
+    return sorted && rc != SQLITE_DONE ? -1 : sorted;
+}
+
 static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
 {
     char sql[1024];
@@ -135,6 +165,7 @@ static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
                             r->d.name, def->table, col ? col : "demangledName");
             return -1;
         }
+        if (!r->args && (def->args_only >> i & 1u)) have = 0;
         char item[80];
         snprintf(item, sizeof(item), "%s%s%s%s", i ? ", " : "", have ? "\"" : "",
                  have ? col : "NULL", have ? "\"" : "");
@@ -143,8 +174,11 @@ static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
     int ncols = 0;
     while (def->cols[ncols])
         ncols++;
+    int sorted = nsys_in_start_order(r, def);
+    if (sorted < 0) return -1;
     char tail[160];
-    snprintf(tail, sizeof(tail), ", rowid FROM \"%s\" ORDER BY 1, rowid", def->table);
+    snprintf(tail, sizeof(tail), ", rowid FROM \"%s\" ORDER BY %s", def->table,
+             sorted ? "rowid" : "1, rowid");
     if (nsys_sql_add(sql, sizeof(sql), &len, tail) != 0) {
         tconv_error_set(r->ctx, "%s: internal error: query for %s too long", r->d.name, def->table);
         return -1;
@@ -152,7 +186,8 @@ static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
     sqlite3_stmt *st = sqlin_prepare(&r->d, def->table, sql);
     if (!st) return -1;
     nsys_cursor *c = &r->cur[r->ncur++];
-    *c = (nsys_cursor){.kind = def->kind, .table = def->table, .st = st, .rowid_col = ncols};
+    *c = (nsys_cursor){
+        .kind = def->kind, .table = def->table, .st = st, .rowid_col = ncols, .sorted = sorted};
     return nsys_cursor_next(r, c);
 }
 

@@ -200,7 +200,7 @@ static int sqlin_list(sqlin_db *d, const char *what)
     return 0;
 }
 
-int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what)
+int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, const char *wal_kind)
 {
     memset(d, 0, sizeof(*d));
     d->ctx = ctx;
@@ -240,7 +240,7 @@ int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what)
         if (wal) {
             snprintf(wal, n, "%s-wal", d->name);
             if (access(wal, F_OK) == 0)
-                tconv_warning_add(ctx, "sqlite.wal",
+                tconv_warning_add(ctx, wal_kind,
                                   "%s: '%s' is left unread: rows a writer had not yet copied into "
                                   "the database are missing (open it once with sqlite3 to fold "
                                   "them in)",

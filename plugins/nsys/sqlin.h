@@ -30,9 +30,10 @@ int sqlin_is_sqlite(const unsigned char *buf, size_t len);
 int sqlin_contains(const unsigned char *buf, size_t len, const char *needle);
 
 /* Open in as a database and list its tables. what names the format for messages ("an Nsight
- * Systems export"). 0, or -1 with the error on the ctx: not SQLite, truncated, unreadable, no
- * room for the copy. */
-int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what);
+ * Systems export"), wal_kind the warning kind of a WAL file left unread ("nsys.wal"). 0, or -1
+ * with the error on the ctx: not SQLite, truncated, unreadable, no room for the copy. */
+int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what,
+               const char *wal_kind);
 void sqlin_close(sqlin_db *d);
 
 /* A statement, or NULL with the error on the ctx ("NAME: cannot read table T: ..."). */
