@@ -55,6 +55,9 @@ static const fuzz_optset fuzz_optsets[] = {
     {"pprof", {"sample=0", NULL}},
     {"speedscope", {NULL}},
     {"firefox", {NULL}},
+    {"rocprof", {NULL}},
+    {"rocprof", {"strict=true", "names=short", NULL}},
+    {"rocprof", {"by=queue", "names=mangled", NULL}},
 };
 
 static const tconv_reader_class *fuzz_rc;

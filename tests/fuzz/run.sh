@@ -16,7 +16,7 @@ readers=("$@")
 # its own error paths; what tconv's reader does is covered, the library cannot be fixed here.
 # firefox is on demand too (run.sh 60 firefox): its inputs are whole JSON documents of tens of
 # KiB, about 90 runs a second, too few for the short default pass.
-[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json pprof speedscope perfetto)
+[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json pprof speedscope perfetto rocprof)
 build=${FUZZ_BUILD:-$repo/build-fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 

@@ -34,9 +34,10 @@ add() {
     done
 }
 
-for r in chrome tfmem perf folded otf2 firefox perfetto; do
+for r in chrome tfmem perf folded otf2 firefox perfetto rocprof; do
     add $r "$here"/seeds/$r/*
 done
+add rocprof "$repo"/plugins/rocprof/tests/data/*.json "$repo"/plugins/rocprof/tests/data/*.rpd.gz
 add chrome "$repo"/tests/data/chrome/* "$repo"/plugins/otf2/tests/data/*.json \
     "$repo"/plugins/pprof/tests/data/chrome/*.json "$repo"/plugins/folded/tests/data/*.json \
     "$repo"/examples/traces/*.gz
@@ -72,6 +73,6 @@ if [ -d "$corpus" ]; then
         \( -path '*results*' -o -path '*flamegraph*' -o -path '*stackcollapse*' \) 2>/dev/null |
         sort)
 fi
-for r in chrome tfmem perf folded json pprof speedscope firefox perfetto; do
+for r in chrome tfmem perf folded json pprof speedscope firefox perfetto rocprof; do
     echo "seeds: $r: $(ls "$out/$r" | wc -l) files, $(du -sh "$out/$r" | cut -f1)"
 done
