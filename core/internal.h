@@ -413,9 +413,12 @@ void tconv_output_close(tconv_output *out);
 size_t tconv_output_discard_all(void);
 uint64_t tconv_output_bytes(const tconv_output *out);
 /* A usage error when the output is one of the inputs (same file, same path after links), lies
- * inside an input directory, or holds an input; checked before anything is read or written. */
+ * inside an input directory, or holds an input; checked before anything is read or written.
+ * The same for the files a reader of h opens for an input (its class's members(); only fixed's
+ * when a reader was named; h NULL: none). */
 int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
-                              size_t ninputs);
+                              size_t ninputs, const tconv_host *h,
+                              const tconv_reader_class *fixed);
 
 /* ---- what may be removed next to an output (core/outsafe.c) ---- */
 struct timespec;

@@ -1152,7 +1152,8 @@ static tconv_outcome run_convert(tconv_run *r)
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     /* An output that is an input would replace it: refused before anything is read or written. */
     int refused = (!r->mpi || tconv_mpi_rank(r->mpi) == 0) &&
-                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0;
+                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs, r->host,
+                                            r->fixed) < 0;
     if (refused && !r->coll_on) return TCONV_USAGE;
     tconv_output *out = NULL;
     if (r->coll_on) {

@@ -5,9 +5,11 @@
  * an archive in it (core/inputs.c); another file of an archive named on its own is refused with
  * the anchor to give instead. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "otf2_reader.h"
@@ -67,6 +69,42 @@ static char *otf2r_anchor_of(const char *path)
         free(anchor);
     }
     return NULL;
+}
+
+/* The archive's folder and name of the anchor file at path: "d/traces.otf2" is "d", "traces". */
+static void otf2r_split(const char *path, char **dir, char **base)
+{
+    const char *slash = strrchr(path, '/'), *file = slash ? slash + 1 : path;
+    const char *dot = strrchr(file, '.');
+    *dir = slash ? otf2r_strndup(path, (size_t)(slash - path)) : otf2r_strndup(".", 1);
+    *base = otf2r_strndup(file, dot ? (size_t)(dot - file) : strlen(file));
+}
+
+/* What libotf2 opens through an anchor file: the global definitions, the markers and the
+ * trace folder with each location's files. Only a regular file that starts as an anchor is
+ * looked at (opened without blocking: a FIFO named like one is no archive). */
+static void otf2r_members(const char *path, void (*add)(void *arg, const char *member), void *arg)
+{
+    unsigned char head[7];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : -1;
+    close(fd);
+    if (n != (ssize_t)sizeof(head) || !otf2r_is_anchor(head, sizeof(head))) return;
+    char *dir, *base;
+    otf2r_split(path, &dir, &base);
+    static const char *const forms[] = {"%s/%s.def", "%s/%s.marker", "%s/%s"};
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        size_t len = strlen(dir) + strlen(base) + 16;
+        char *m = malloc(len);
+        if (!m) otf2r_oom();
+        snprintf(m, len, forms[i], dir, base);
+        add(arg, m);
+        free(m);
+    }
+    free(dir);
+    free(base);
 }
 
 static tconv_status otf2r_companion(tconv_ctx *ctx, const char *name)
@@ -236,10 +274,7 @@ static tconv_status otf2r_read(tconv_ctx *ctx, tconv_input *in, const tconv_opti
     }
     otf2r r = {.ctx = ctx, .sink = sink, .anchor = name, .status = TCONV_OK};
     r.args = tconv_args_wanted(ctx);
-    const char *slash = strrchr(name, '/'), *file = slash ? slash + 1 : name;
-    const char *dot = strrchr(file, '.');
-    r.dir = slash ? otf2r_strndup(name, (size_t)(slash - name)) : otf2r_strndup(".", 1);
-    r.base = otf2r_strndup(file, dot ? (size_t)(dot - file) : strlen(file));
+    otf2r_split(name, &r.dir, &r.base);
     r.s_empty = 0;
     r.s_message = tconv_string_intern_cstr(ctx, "message");
     r.s_process_name = tconv_string_intern_cstr(ctx, "process_name");
@@ -265,4 +300,5 @@ const tconv_reader_class otf2_reader_class = {
     .options = NULL,
     .probe = otf2r_probe,
     .read = otf2r_read,
+    .members = otf2r_members,
 };

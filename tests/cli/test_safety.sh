@@ -193,6 +193,22 @@ cp "$CHROME" runarch/traces.def
 expect_rc 2 "$TCONV" -w otf2 -o runarch --force runarch/traces.def
 cmp -s runarch/traces.def "$CHROME" || fail "an input inside the output directory was replaced"
 cmp -s t.pb.gz t.orig || fail "an output-is-input run changed the input"
+# An archive named by its anchor file is read through its other files too (the reader's
+# members): none of them, nor anything in its trace folder, may be the output (-j alike).
+"$TCONV" -q -w otf2 -o memarch "$CHROME"
+cp -r memarch memarch.orig
+for o in memarch/traces.def memarch/traces.marker memarch/traces/0.evt memarch/traces/0.def \
+    memarch/traces memarch/traces/new.folded; do
+    for j in 1 2; do
+        expect_rc 2 "$TCONV" -j $j -w folded -o "$o" memarch/traces.otf2 "$CHROME"
+        expect_grep "$TMP/err" "the input 'memarch/traces.otf2'"
+    done
+done
+expect_rc 2 "$TCONV" -r otf2 -w text -o memarch/traces.def memarch/traces.otf2
+ln -s memarch/traces.def deflink.txt
+expect_rc 2 "$TCONV" -w text -o deflink.txt memarch/traces.otf2
+diff -r memarch memarch.orig >&2 || fail "a run into a file of its input archive changed the archive"
+"$TCONV" -q -w folded -o memarch.folded memarch/traces.otf2 # beside it is fine
 
 # --- replaced outputs keep owner, group and mode; a dangling link is refused ---------------------
 if [ "$(id -u)" = 0 ]; then
