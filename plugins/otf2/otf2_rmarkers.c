@@ -208,7 +208,9 @@ tconv_status otf2r_markers_read(otf2r *r)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.marker", r->dir, r->base);
-    if (access(path, F_OK) != 0) return TCONV_OK; /* a trace without markers has no file */
+    int there = otf2r_file_there(r, path, "the archive's marker file");
+    if (there < 0) return TCONV_FATAL;
+    if (!there && errno == ENOENT) return TCONV_OK; /* a trace without markers has no file */
     otf2r_marks m = {.r = r, .args = {.ctx = r->ctx}};
     m.s_instant = tconv_string_intern_cstr(r->ctx, "instant");
     m.s_text = tconv_string_intern_cstr(r->ctx, "text");
