@@ -184,6 +184,14 @@ static OTF2_CallbackCode otf2r_marker(void *user, OTF2_TimeStamp time, OTF2_Time
     otf2r *r = m->r;
     tconv_event ev = TCONV_EVENT_INIT;
     int64_t end;
+    /* The end in 64 bits: a sum that wraps would end the marker before it starts. */
+    if (duration > UINT64_MAX - time) {
+        tconv_error_set(r->ctx,
+                        "%s: a marker at %" PRIu64 " ticks lasts %" PRIu64
+                        " ticks, which ends past what 64-bit times hold",
+                        r->anchor, time, duration);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     if (otf2r_time(r, time, &ev.ts) < 0 || otf2r_time(r, time + duration, &end) < 0)
         return OTF2_CALLBACK_INTERRUPT;
     if (def < m->ndefs && m->defs[def].defined) {

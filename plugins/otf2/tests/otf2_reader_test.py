@@ -353,6 +353,21 @@ def hostile(tconv, tmp, traces):
         writer.enter(4000, inner)  # never left, nor is outer
         writer.leave(4500, outer)  # leaves outer while inner is open
         writer.leave(5000, inner)  # nothing of it open
+    # A marker whose end is past 2^64 ticks: an error, not a negative duration.
+    import _otf2
+    from otf2.enums import LocationType
+
+    def marker(m):
+        _otf2.MarkerWriter_WriteDefMarker(m, 0, "group", "category", _otf2.SEVERITY_NONE)
+        _otf2.MarkerWriter_WriteMarker(m, 1000, 2**64 - 500, 0, _otf2.MARKER_SCOPE_GLOBAL, 0, "text")
+
+    def span(w):
+        _otf2.EvtWriter_Enter(w, None, 1, 0)
+        _otf2.EvtWriter_Leave(w, None, 2, 0)
+    wrap = raw_archive(os.path.join(tmp, "wrap"), lambda g, c: _otf2.GlobalDefWriter_WriteLocation(
+        g, 0, 1, LocationType.CPU_THREAD, c[0], 0), {0: span}, marker)
+    expect("a marker ending past 2^64 ticks", ["-w", "text", wrap], 1,
+           r"a marker at 1000 ticks lasts \d+ ticks, which ends past")
     expect("ENTER without LEAVE", ["-w", "text", os.path.join(u, "traces.otf2")], 0,
            r"otf2\.leave-not-innermost.*\n.*otf2\.leave-without-enter")
     dump = run([tconv, "-q", "-w", "text", os.path.join(u, "traces.otf2")])
@@ -364,7 +379,7 @@ def hostile(tconv, tmp, traces):
 
 # ---- hostile archives, written through libotf2's C API (_otf2, from python3-otf2) -----------
 
-def raw_archive(path, defs, events):
+def raw_archive(path, defs, events, markers=None):
     """An archive of plain files: events(loc) -> fn(writer) per location, then the global
     definitions: a clock, strings 0-2 ("", "a", "b"), a system tree node, location group 0,
     regions 0 ("a") and 1 ("b"), and what defs(writer, counts) adds (counts: events per
@@ -400,6 +415,10 @@ def raw_archive(path, defs, events):
                                           Paradigm.USER, RegionFlag.NONE, 0, 0, 0)
     defs(g, counts)
     _otf2.Archive_CloseGlobalDefWriter(ar, g)
+    if markers:
+        m = _otf2.Archive_GetMarkerWriter(ar)
+        markers(m)
+        _otf2.Archive_CloseMarkerWriter(ar, m)
     _otf2.Archive_Close(ar)
     return os.path.join(path, "traces.otf2")
 
