@@ -3,7 +3,8 @@
  * function may be called: it asks the run to stop, so that the run removes its own temporary
  * output on its ordinary failure path, and the program exits with 128 + the signal. A run that
  * cannot notice (blocked reading a quiet pipe or a terminal) gets a moment; then the thread
- * removes the temporaries itself and ends the process.
+ * removes the temporaries itself and ends the process. The limits' signals (SIGXCPU, SIGXFSZ)
+ * are taken the same way, and said: the shell, which names a death by them, sees an exit.
  *
  * A signal that the program found ignored when it started stays ignored (a shell starts
  * background jobs with SIGINT ignored, and they must not die of Ctrl-C). */
@@ -11,6 +12,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,12 +43,27 @@ static void *cli_signal_thread(void *arg)
         if (atomic_load(&cli_done)) return NULL;
     }
     tconv_outputs_discard();
+    cli_signal_say(sig);
     _exit(128 + sig);
+}
+
+void cli_signal_say(int sig)
+{
+    if (sig == SIGXCPU)
+        fputs("tconv: stopped: the CPU time limit (ulimit -t) was reached; nothing was written\n",
+              stderr);
+    else if (sig == SIGXFSZ)
+        fputs("tconv: stopped: SIGXFSZ, the file size limit (ulimit -f); nothing was written\n",
+              stderr);
 }
 
 void cli_signal_start(void)
 {
-    static const int which[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    /* SIGXCPU (the CPU time limit) and SIGXFSZ (the file size limit) kill by default, as
+     * TERM does, and leave as much behind. A write past the file size limit raises SIGXFSZ
+     * in the writing thread, where it stays pending: the write fails with EFBIG, which the
+     * run reports as the limit. */
+    static const int which[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ};
     sigemptyset(&cli_sigs);
     for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
         struct sigaction old;

@@ -365,7 +365,8 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     }
     int rc = 0;
     if (sig) {
-        rc = 128 + sig; /* interrupted: the shell says so; nothing more to tell */
+        rc = 128 + sig;      /* interrupted: the shell says so; nothing more to tell */
+        cli_signal_say(sig); /* but for the limits' signals, which end in an exit */
     } else {
         if (!a->quiet && res != TCONV_USAGE) cli_print_warnings(ctx);
         if (res != TCONV_DONE) cli_print_error(ctx, res == TCONV_USAGE);

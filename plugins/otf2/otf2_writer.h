@@ -281,7 +281,8 @@ void otf2_error_install(otf2_state *st);
 void otf2_error_uninstall(void);
 /* Set the run's error for a failed OTF2 call, with OTF2's own message when it gave one. */
 tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code);
-/* Reports OTF2 made on calls that still succeeded become one counted warning. */
-void otf2_error_flush_warnings(otf2_state *st);
+/* Reports OTF2 made on calls that still succeeded become one counted warning; a failed write
+ * among them (EFBIG, ENOSPC) is the run's error (TCONV_FATAL). */
+tconv_status otf2_error_flush_warnings(otf2_state *st);
 
 #endif
