@@ -235,11 +235,13 @@ static tconv_status otf2_write_markers(otf2_state *st, OTF2_Archive *ar)
     if (!mw) return otf2_error_fail(st, "opening the marker writer", OTF2_ERROR_INVALID);
     for (size_t d = 0; d < st->nmarkdefs; d++) {
         const otf2_markdef *m = &st->markdefs[d];
-        const char *group = m->cat ? tconv_string_get(st->ctx, m->cat) : "instant";
+        const char *group =
+            m->cat ? tconv_string_get(st->ctx, otf2_str_nul_free(st, m->cat)) : "instant";
         OTF2W_TRY(st, "writing a marker definition",
-                  OTF2_MarkerWriter_WriteDefMarker(mw, (OTF2_MarkerRef)d, group,
-                                                   tconv_string_get(st->ctx, m->name),
-                                                   OTF2_SEVERITY_NONE));
+                  OTF2_MarkerWriter_WriteDefMarker(
+                      mw, (OTF2_MarkerRef)d, group,
+                      tconv_string_get(st->ctx, otf2_str_nul_free(st, m->name)),
+                      OTF2_SEVERITY_NONE));
     }
     otf2_bytes text = {0};
     otf2_cursor c = {st->markers.p, st->markers.p + st->markers.len};

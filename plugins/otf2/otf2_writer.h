@@ -233,6 +233,8 @@ tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev);
 /* otf2_strref.c: OTF2 string refs for tconv strings, defined on first use. */
 OTF2_StringRef otf2_strref(otf2_state *st, tconv_str s);
 OTF2_StringRef otf2_strref_cstr(otf2_state *st, const char *s);
+/* s, or a copy with U+FFFD for each NUL byte it holds (counted): what an OTF2 string can hold. */
+tconv_str otf2_str_nul_free(otf2_state *st, tconv_str s);
 
 /* otf2_flows.c: pair flow events into links; fills st->links. */
 void otf2_flows_pair(otf2_state *st);
