@@ -632,4 +632,8 @@ const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const c
 const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);
 
+/* The UTF-8 bytes of code point cp into out (room for 4); U+FFFD for a surrogate or a value
+ * past U+10FFFF (core/utf8.c). */
+size_t tconv_utf8_encode(uint32_t cp, unsigned char *out);
+
 #endif

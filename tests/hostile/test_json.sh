@@ -49,6 +49,11 @@ printf '{"memoryProfilePerAllocator":{"a\xff":{}}}' >bad-utf8.memory_profile.jso
 expect 1 64 10 "$TCONV" -r tfmem -w text bad-utf8.memory_profile.json
 expect_err "bad-utf8.memory_profile.json:32: invalid JSON: unable to decode byte 0xff"
 
+# Surrogate escapes without their other half, high or low, become U+FFFD alike (a high one was
+# '?', a low one its own invalid bytes, then repaired with a warning).
+printf '[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"h\\ud83dx","cat":"l\\udc00x"}]' >surrogates.json
+expect 0 64 10 "$TCONV" -r chrome -w text surrogates.json
+expect_out 'name="h\xef\xbf\xbdx" cat="l\xef\xbf\xbdx"'
 # A NUL byte inside a string is not JSON: a positioned error from both readers.
 printf '[{"ph":"X","ts":1,"dur":1,"name":"a\0b"}]' >nul.json
 expect 1 64 10 "$TCONV" -r chrome -w text nul.json
