@@ -353,6 +353,11 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     cli_signal_run_done();
     cli_progress_erase();
     int sig = res == TCONV_DONE || res == TCONV_PARTIAL ? 0 : cli_signal_caught();
+    if (!sig && res == TCONV_INTERRUPTED) { /* in an MPI run, maybe another rank's signal */
+        tconv_run_stats st = {.struct_size = sizeof(st)};
+        tconv_run_get_stats(r, &st);
+        sig = st.signal;
+    }
     tconv_ctx *ctx = tconv_run_ctx(r);
     if (a->verbose && res != TCONV_USAGE) {
         tconv_run_stats st = {.struct_size = sizeof(st)};
