@@ -417,8 +417,7 @@ uint64_t tconv_output_bytes(const tconv_output *out);
  * The same for the files a reader of h opens for an input (its class's members(); only fixed's
  * when a reader was named; h NULL: none). */
 int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
-                              size_t ninputs, const tconv_host *h,
-                              const tconv_reader_class *fixed);
+                              size_t ninputs, const tconv_host *h, const tconv_reader_class *fixed);
 
 /* ---- what may be removed next to an output (core/outsafe.c) ---- */
 struct timespec;
