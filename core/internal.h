@@ -489,9 +489,11 @@ void tconv_output_close(tconv_output *out);
 size_t tconv_output_discard_all(void);
 uint64_t tconv_output_bytes(const tconv_output *out);
 /* A usage error when the output is one of the inputs (same file, same path after links), lies
- * inside an input directory, or holds an input; checked before anything is read or written. */
+ * inside an input directory, or holds an input; checked before anything is read or written.
+ * The same for the files a reader of h opens for an input (its class's members(); only fixed's
+ * when a reader was named; h NULL: none). */
 int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
-                              size_t ninputs);
+                              size_t ninputs, const tconv_host *h, const tconv_reader_class *fixed);
 
 /* ---- what may be removed next to an output (core/outsafe.c) ---- */
 struct timespec;
@@ -679,6 +681,11 @@ typedef struct tconv_registry {
     int ltdl_ready;
 } tconv_registry;
 
+/* While one plugin loads (core/loadguard.c): a crash names path on stderr and exits 1. */
+typedef struct tconv_loadguard tconv_loadguard;
+tconv_loadguard *tconv_loadguard_begin(const char *path);
+void tconv_loadguard_end(tconv_loadguard *g);
+
 int tconv_registry_load_dir(tconv_registry *r, const char *dir);
 int tconv_registry_load_file(tconv_registry *r, const char *path);
 /* Admit a descriptor (from a file's handle, or built into the program: handle NULL) after the
@@ -702,5 +709,9 @@ const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const c
                                                 const tconv_plugin **owner);
 const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);
+
+/* The UTF-8 bytes of code point cp into out (room for 4); U+FFFD for a surrogate or a value
+ * past U+10FFFF (core/utf8.c). */
+size_t tconv_utf8_encode(uint32_t cp, unsigned char *out);
 
 #endif

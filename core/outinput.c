@@ -5,7 +5,12 @@
  * compared with every named input: the same file (device and inode: hard links, bind mounts),
  * the same path once links are resolved, an input directory that holds the output, or an output
  * directory (which --force replaces whole) that holds an input. Devices and FIFOs are not
- * compared: "-o /dev/null" with a "/dev/null" input loses nothing. */
+ * compared: "-o /dev/null" with a "/dev/null" input loses nothing.
+ *
+ * An input may be more than its own file: a reader that opens files of its own (an OTF2
+ * archive's definitions and event files, found from its anchor file) names them through its
+ * class's members(), and each is compared as the input is. A run writing into one of them
+ * would destroy the archive it reads, with the same exit status of success. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <libgen.h>
@@ -49,8 +54,85 @@ static int outinput_same(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* One file the run reads: the input as named (member NULL), or a file its reader opens for it. */
+typedef struct outinput_cmp {
+    tconv_ctx *ctx;
+    const char *output, *rout; /* as given, and resolved */
+    const struct stat *ost;    /* NULL when the output does not exist */
+    const char *input;         /* the input it belongs to, for messages */
+    int bad;
+} outinput_cmp;
+
+static void outinput_compare(outinput_cmp *c, const char *path, const char *member)
+{
+    struct stat ist;
+    if (c->bad) return;
+    /* An input that does not exist fails later, with the reason; a member that does not exist
+     * yet (an archive without markers) is still the reader's to look for. */
+    int exists = stat(path, &ist) == 0;
+    if (!exists && !member) return;
+    if (!exists) ist = (struct stat){0};
+    char *rin = exists ? realpath(path, NULL) : outinput_resolve(path);
+    const char *out = c->output, *in = c->input;
+    const char *rout = c->rout;
+    if ((exists && c->ost && outinput_same(&ist, c->ost)) ||
+        (rin && rout && strcmp(rin, rout) == 0)) {
+        if (member)
+            tconv_error_usage(c->ctx,
+                              "output '%s' is part of the input '%s' (its reader reads '%s'); "
+                              "the run would replace it: pick another -o",
+                              out, in, member);
+        else
+            tconv_error_usage(c->ctx,
+                              "output '%s' is also the input '%s'; the run would replace it: "
+                              "pick another -o",
+                              out, in);
+        c->bad = 1;
+    } else if (rin && rout && exists && S_ISDIR(ist.st_mode) && outinput_below(rout, rin)) {
+        if (member)
+            tconv_error_usage(c->ctx,
+                              "output '%s' is inside '%s', part of the input '%s', where the "
+                              "run would read it: pick an -o outside it",
+                              out, member, in);
+        else
+            tconv_error_usage(c->ctx,
+                              "output '%s' is inside the input directory '%s', where the run "
+                              "would read it: pick an -o outside it",
+                              out, in);
+        c->bad = 1;
+    } else if (rin && rout && c->ost && S_ISDIR(c->ost->st_mode) && outinput_below(rin, rout)) {
+        tconv_error_usage(c->ctx,
+                          "input '%s' is inside the output directory '%s', which the run "
+                          "replaces: pick another -o",
+                          member ? member : in, out);
+        c->bad = 1;
+    }
+    free(rin);
+}
+
+static void outinput_member(void *arg, const char *member)
+{
+    if (member) outinput_compare(arg, member, member);
+}
+
+/* The files the readers would open for the regular file in besides it: -r's reader's, or those
+ * of every reader that takes the file for its own. */
+static void outinput_members(outinput_cmp *c, const tconv_host *h, const tconv_reader_class *fixed,
+                             const char *in)
+{
+    struct stat st;
+    if (!h || stat(in, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    for (size_t i = 0; i < h->reg.n && !c->bad; i++)
+        for (const tconv_reader_class *const *rc = h->reg.plugins[i].desc->readers;
+             rc && *rc && !c->bad; rc++) {
+            void (*members)(const char *, void (*)(void *, const char *), void *) =
+                TCONV_CLASS_GET(*rc, members);
+            if (members && (!fixed || fixed == *rc)) members(in, outinput_member, c);
+        }
+}
+
 int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
-                              size_t ninputs)
+                              size_t ninputs, const tconv_host *h, const tconv_reader_class *fixed)
 {
     static const char *const stdin_only[] = {"-"};
     if (!output || strcmp(output, "-") == 0) return 0;
@@ -62,8 +144,8 @@ int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *co
         ninputs = 1;
     }
     char *rout = outinput_resolve(output);
-    int bad = 0;
-    for (size_t i = 0; i < ninputs && !bad; i++) {
+    outinput_cmp c = {ctx, output, rout, oexists ? &ost : NULL, NULL, 0};
+    for (size_t i = 0; i < ninputs && !c.bad; i++) {
         const char *in = inputs[i];
         struct stat ist;
         if (strcmp(in, "-") == 0) {
@@ -73,33 +155,14 @@ int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *co
                                   "output '%s' is also the input (standard input); the run would "
                                   "replace it: pick another -o",
                                   output);
-                bad = 1;
+                c.bad = 1;
             }
             continue;
         }
-        if (stat(in, &ist) != 0) continue; /* opening it fails later, with the reason */
-        char *rin = realpath(in, NULL);
-        if ((oexists && outinput_same(&ist, &ost)) || (rin && rout && strcmp(rin, rout) == 0)) {
-            tconv_error_usage(ctx,
-                              "output '%s' is also the input '%s'; the run would replace it: "
-                              "pick another -o",
-                              output, in);
-            bad = 1;
-        } else if (rin && rout && S_ISDIR(ist.st_mode) && outinput_below(rout, rin)) {
-            tconv_error_usage(ctx,
-                              "output '%s' is inside the input directory '%s', where the run "
-                              "would read it: pick an -o outside it",
-                              output, in);
-            bad = 1;
-        } else if (rin && rout && oexists && S_ISDIR(ost.st_mode) && outinput_below(rin, rout)) {
-            tconv_error_usage(ctx,
-                              "input '%s' is inside the output directory '%s', which the run "
-                              "replaces: pick another -o",
-                              in, output);
-            bad = 1;
-        }
-        free(rin);
+        c.input = in;
+        outinput_compare(&c, in, NULL);
+        outinput_members(&c, h, fixed, in);
     }
     free(rout);
-    return bad ? -1 : 0;
+    return c.bad ? -1 : 0;
 }

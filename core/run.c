@@ -20,6 +20,7 @@ struct tconv_run {
     size_t nowned;
     tconv_ctx *ctx;
     atomic_int interrupt;
+    atomic_int signo; /* the signal that asked for the interrupt (tconv_run_signal), or 0 */
     tconv_run_stats stats;
     int executed;
 
@@ -37,6 +38,11 @@ struct tconv_run {
     int coll_on;    /* the writer runs on every rank (run_collective) */
     tconv_collective coll;
     int partial; /* workers and ranks send partial results (tconv_partial_possible) */
+    /* MPI, rank 0: the output, the run's status and whether it is the caller's mistake, held
+     * until every rank said whether a signal stopped it (run_mpi_settle) */
+    tconv_output *held;
+    tconv_status held_st;
+    int held_usage;
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -74,6 +80,7 @@ TCONV_API tconv_run *tconv_run_new(tconv_host *h, const tconv_run_opts *opts)
     r->o.reader_options = run_keep_list(r, r->o.reader_options, r->o.nreader_options);
     r->o.writer_options = run_keep_list(r, r->o.writer_options, r->o.nwriter_options);
     atomic_init(&r->interrupt, 0);
+    atomic_init(&r->signo, 0);
     r->ctx = tconv_ctx_new();
     tconv_ctx_set_verbosity(r->ctx, r->o.verbosity);
     r->ctx->all_spans = r->o.all_spans;
@@ -103,6 +110,12 @@ TCONV_API tconv_ctx *tconv_run_ctx(tconv_run *r)
 
 TCONV_API void tconv_run_interrupt(tconv_run *r)
 {
+    atomic_store_explicit(&r->interrupt, 1, memory_order_relaxed);
+}
+
+TCONV_API void tconv_run_signal(tconv_run *r, int sig)
+{
+    atomic_store_explicit(&r->signo, sig, memory_order_relaxed);
     atomic_store_explicit(&r->interrupt, 1, memory_order_relaxed);
 }
 
@@ -830,6 +843,7 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
 /* ---- MPI: a writer on every rank (TCONV_WRITER_COLLECTIVE) ------------------------------- */
 
 static tconv_status run_read_checks(tconv_run *r, tconv_status st);
+static tconv_outcome run_commit(tconv_run *r, tconv_output *out, tconv_status st, int usage);
 
 /* Every rank runs the whole pipeline on its own inputs, and the writers combine their parts at
  * finish (collective.h). Not for what needs the whole run before the stages start or prints
@@ -1304,7 +1318,8 @@ static tconv_outcome run_convert(tconv_run *r)
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     /* An output that is an input would replace it: refused before anything is read or written. */
     int refused = (!r->mpi || tconv_mpi_rank(r->mpi) == 0) &&
-                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0;
+                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs, r->host,
+                                            r->fixed) < 0;
     if (refused && !r->coll_on) return TCONV_USAGE;
     tconv_output *out = NULL;
     if (r->coll_on) {
@@ -1370,6 +1385,20 @@ static tconv_outcome run_convert(tconv_run *r)
         tconv_output_close(out); /* rank 0's to commit or remove */
         return TCONV_DONE;
     }
+    if (r->mpi) { /* committed once every rank said it was not stopped (run_mpi_settle) */
+        r->held = out;
+        r->held_st = st;
+        r->held_usage = usage;
+        return TCONV_DONE;
+    }
+    return run_commit(r, out, st, usage);
+}
+
+/* The run's end on the process that writes: the output moved into place if the run succeeded
+ * and no signal came, else removed. */
+static tconv_outcome run_commit(tconv_run *r, tconv_output *out, tconv_status st, int usage)
+{
+    tconv_ctx *ctx = r->ctx;
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
@@ -1387,6 +1416,28 @@ static tconv_outcome run_convert(tconv_run *r)
     return usage ? TCONV_USAGE : TCONV_FAILED;
 }
 
+/* An MPI run's one outcome. A signal may reach any rank (a user's kill, mpirun passing on its
+ * own), at any time: decided by each rank alone, the run could commit rank 0's output and
+ * still end with the signal's status, or lose a signal that came in time. So every rank, once
+ * it has done its part, says whether it was stopped and by which signal; rank 0 commits only
+ * if none was, and every rank then knows the signal the run ends with. A signal after this
+ * comes after the decision too: the output stands, and the run ends as if it came late. */
+static tconv_outcome run_mpi_settle(tconv_run *r, tconv_outcome res)
+{
+    int vote[2] = {0, 0};
+    tconv_mpi_settle(r->mpi, &r->interrupt, &r->signo, vote);
+    if (vote[0]) {
+        int none = 0;
+        atomic_compare_exchange_strong(&r->signo, &none, vote[1]);
+        atomic_store(&r->interrupt, 1);
+    }
+    if (r->held) {
+        res = run_commit(r, r->held, r->held_st, r->held_usage);
+        r->held = NULL;
+    }
+    return vote[0] && res != TCONV_DONE && res != TCONV_PARTIAL ? TCONV_INTERRUPTED : res;
+}
+
 TCONV_API tconv_outcome tconv_run_execute(tconv_run *r)
 {
     if (r->executed) {
@@ -1399,7 +1450,9 @@ TCONV_API tconv_outcome tconv_run_execute(tconv_run *r)
     /* Joined before the checks, so that only rank 0 says what is wrong with the command. */
     r->mpi = tconv_mpi_begin();
     tconv_outcome res = run_check(r) < 0 ? TCONV_USAGE : run_convert(r);
+    if (r->mpi) res = run_mpi_settle(r, res);
     res = (tconv_outcome)tconv_mpi_end(r->mpi, (int)res);
+    r->stats.signal = res == TCONV_INTERRUPTED ? atomic_load(&r->signo) : 0;
     r->mpi = NULL;
     r->stats.seconds = run_now() - t0;
     return res;

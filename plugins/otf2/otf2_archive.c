@@ -270,9 +270,11 @@ static tconv_status otf2_write_markers(otf2_state *st, OTF2_Archive *ar)
     for (size_t d = 0; d < st->nmarkdefs; d++) {
         const otf2_markdef *m = &st->markdefs[d];
         if (!used[d]) continue;
-        const char *group = m->cat ? tconv_string_get(st->ctx, m->cat) : "instant";
+        const char *group =
+            m->cat ? tconv_string_get(st->ctx, otf2_str_nul_free(st, m->cat)) : "instant";
         OTF2_ErrorCode code = OTF2_MarkerWriter_WriteDefMarker(
-            mw, (OTF2_MarkerRef)d, group, tconv_string_get(st->ctx, m->name), OTF2_SEVERITY_NONE);
+            mw, (OTF2_MarkerRef)d, group, tconv_string_get(st->ctx, otf2_str_nul_free(st, m->name)),
+            OTF2_SEVERITY_NONE);
         if (code != OTF2_SUCCESS) {
             free(used);
             return otf2_error_fail(st, "writing a marker definition", code);

@@ -6,6 +6,7 @@
  * 24-byte pairing entry (otf2_flow), then 20 bytes while pairing at finish (otf2_link and a
  * sort index). Args add their encoded size when args=true. */
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "otf2_argtext.h"
@@ -142,12 +143,24 @@ static int otf2_arg_overridden(const tconv_arg *args, uint32_t n, uint32_t i)
     return 0;
 }
 
+/* An event record must fit in one event chunk (1 MiB), at up to 15 bytes an attribute; libotf2
+ * fails a larger one ("Chunk handling failed") and the run with it. Far past what a trace
+ * carries, and small enough that the pairwise check of keys below stays cheap. */
+enum { OTF2W_MAX_ARGS = 4096 };
+
 /* Args as an attribute list: count, then (attribute, value) pairs typed by the attribute; the
  * nextra string attributes (keys[i], texts[i]) first. */
 static void otf2_put_attrs(otf2_state *st, otf2_bytes *b, const tconv_str *keys,
                            const tconv_str *texts, uint32_t nextra, const tconv_arg *args,
                            uint32_t n)
 {
+    if (n > OTF2W_MAX_ARGS) {
+        tconv_warning_add(st->ctx, "otf2.args-limit",
+                          "an event has %" PRIu32 " args; an OTF2 event holds at most %d "
+                          "attributes, so the first %d are written",
+                          n, OTF2W_MAX_ARGS, OTF2W_MAX_ARGS);
+        n = OTF2W_MAX_ARGS;
+    }
     uint32_t kept = nextra;
     for (uint32_t i = 0; i < n; i++)
         kept += !otf2_arg_overridden(args, n, i);

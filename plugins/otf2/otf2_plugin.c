@@ -75,7 +75,7 @@ static tconv_status otf2_finish(void *state)
         return TCONV_FATAL;
     }
     tconv_status s = otf2_archive_write(st);
-    if (s == TCONV_OK) otf2_error_flush_warnings(st);
+    if (s == TCONV_OK) s = otf2_error_flush_warnings(st);
     return s;
 }
 

@@ -832,6 +832,6 @@ tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c)
     free(replies);
     free(reply_lens);
     if (g) otf2_state_free(g);
-    if (s == TCONV_OK) otf2_error_flush_warnings(st);
+    if (s == TCONV_OK) s = otf2_error_flush_warnings(st);
     return s;
 }

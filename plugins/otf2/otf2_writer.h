@@ -259,6 +259,8 @@ tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev);
 /* otf2_strref.c: OTF2 string refs for tconv strings, defined on first use. */
 OTF2_StringRef otf2_strref(otf2_state *st, tconv_str s);
 OTF2_StringRef otf2_strref_cstr(otf2_state *st, const char *s);
+/* s, or a copy with U+FFFD for each NUL byte it holds (counted): what an OTF2 string can hold. */
+tconv_str otf2_str_nul_free(otf2_state *st, tconv_str s);
 
 /* otf2_flows.c: pair flow events into links (st->links), or number their flows (st->chain,
  * st->phase), as the option flows says. */
@@ -312,7 +314,8 @@ void otf2_error_install(otf2_state *st);
 void otf2_error_uninstall(void);
 /* Set the run's error for a failed OTF2 call, with OTF2's own message when it gave one. */
 tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code);
-/* Reports OTF2 made on calls that still succeeded become one counted warning. */
-void otf2_error_flush_warnings(otf2_state *st);
+/* Reports OTF2 made on calls that still succeeded become one counted warning; a failed write
+ * among them (EFBIG, ENOSPC) is the run's error (TCONV_FATAL). */
+tconv_status otf2_error_flush_warnings(otf2_state *st);
 
 #endif
