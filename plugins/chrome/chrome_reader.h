@@ -62,6 +62,17 @@ typedef struct chrome_intern_slot {
     tconv_str id;
 } chrome_intern_slot;
 
+/* An event object as the fast path read it (chrome_fast.c): its texts are spans of the input
+ * buffer, its times already in ns. */
+typedef struct chrome_flat {
+    const char *name, *cat; /* NULL: absent */
+    const char *pid, *tid;  /* "": absent */
+    uint32_t nlen, clen, plen, tlen;
+    int tid_string; /* tid was a JSON string */
+    char ph;        /* 'B', 'E' or 'X' */
+    int64_t ts, dur;
+} chrome_flat;
+
 typedef struct chrome_frame_entry {
     tconv_str name, category;
     int32_t parent; /* index of the parent entry, -1 for a root (after resolution) */
@@ -81,6 +92,12 @@ typedef struct chrome_reader {
     /* The JSON lexer (tconv/json.h) and where its last token ended. */
     tconv_json_lexer *lex;
     uint64_t tok_end, last_tok_end;
+    /* Where the fast path may go on from (chrome_parse_chunk): just past the '}' of the last
+     * event, in the bytes being parsed, as long as no token came after it (sync_off is then
+     * last_tok_end). */
+    const unsigned char *sync_ptr;
+    uint64_t sync_off;
+    unsigned fast_tries; /* for the next chunk (chrome_parse_chunk) */
 
     /* Structural levels (not every JSON level: captured values have none). */
     uint8_t *lv;
@@ -161,11 +178,17 @@ tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size
 /* End of input. Accepts a document truncated between two events. */
 tconv_status chrome_parse_end(chrome_reader *r);
 
+/* chrome_fast.c: the event objects from buf + pos on that the fast path reads and maps; returns
+ * the position just past the last one it took (pos when none). */
+size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, size_t len);
+
 /* chrome_errors.c: the message for what the JSON lexer found wrong, in the trace's words. */
 void chrome_error_json(chrome_reader *r, const tconv_json_error *e);
 
 /* chrome_emit.c */
 tconv_status chrome_emit_record(chrome_reader *r, const chrome_record *rec, chrome_src src);
+/* An event the fast path read: what chrome_emit_record makes of the same object. */
+tconv_status chrome_emit_flat(chrome_reader *r, const chrome_flat *f);
 tconv_status chrome_emit_top(chrome_reader *r, const char *key, size_t klen, const char *text,
                              size_t tlen);
 /* A malformed record: warning, or error under strict. */

@@ -1,0 +1,316 @@
+/* The fast path for flat events. A trace of PyTorch's legacy exporter is a long run of small
+ * event objects whose members are all scalars:
+ *
+ *   {"name": "aten::empty", "ph": "X", "ts": 72925, "dur": 3, "tid": 1, "pid": "CPU functions",
+ * "args": {}}
+ *
+ * Through the lexer such an object is 17 tokens, each a callback that files one field of the
+ * record, and a mapping that reads the fields back as text. Here it is read straight from the
+ * input buffer, member by member (names told apart by their first bytes, strings taken as spans
+ * of the buffer, integers parsed in place), and mapped at once (chrome_emit_flat).
+ *
+ * The invariant: the fast path takes an object only when the general path would read it the
+ * same way and say nothing about it: valid JSON of the few forms it knows, ASCII strings
+ * without escapes, a phase it maps (B, E, X), times that convert. At anything else (an escape,
+ * another member, args with content, a time out of range, the end of the buffer inside the
+ * object) it stops before the object's '{', and the lexer reads on from there as it reads
+ * everything else: errors, warnings and their offsets are the lexer's and the general path's.
+ *
+ * The two take turns (chrome_parse_chunk): the fast path starts only where the lexer stands just
+ * past an event's '}' in the event array with nothing pending, and stops just past the '}' of
+ * the last object it took; the lexer is told the offset of the next byte and goes on in the
+ * state it was left in, after an element of the array. */
+#include <string.h>
+
+#include "chrome_reader.h"
+#include "chrome_time.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+static inline int chrome_fast_blank(unsigned char c)
+{
+    /* '\v' and '\f', blanks to the lexer too, are left to it. */
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static inline const unsigned char *chrome_fast_blanks(const unsigned char *p,
+                                                      const unsigned char *end)
+{
+    while (p < end && chrome_fast_blank(*p))
+        p++;
+    return p;
+}
+
+/* The closing quote of the string whose text starts at p, or NULL when the text holds an escape,
+ * a control character or a byte that is not ASCII (the general path checks those), or does not
+ * end before end. */
+static inline const unsigned char *chrome_fast_string(const unsigned char *p,
+                                                      const unsigned char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                         _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        /* The high bit of a byte above 0x7f is its own mark. */
+        unsigned m = (unsigned)_mm_movemask_epi8(hit) | (unsigned)_mm_movemask_epi8(v);
+        if (m) {
+            p += __builtin_ctz(m);
+            return *p == '"' ? p : NULL;
+        }
+        p += 16;
+    }
+#endif
+    for (; p < end; p++) {
+        unsigned char c = *p;
+        if (c == '"') return p;
+        if (c == '\\' || c < 0x20 || c > 0x7f) return NULL;
+    }
+    return NULL;
+}
+
+/* A JSON number at p as the lexer reads one: the byte after it, or NULL when p holds none or it
+ * is not followed by a byte before end. *v is its value and *plain 1 when it is 1 to 15 digits
+ * without sign, fraction or exponent (so that * 1000 stays below 2^62). */
+static inline const unsigned char *
+chrome_fast_number(const unsigned char *p, const unsigned char *end, uint64_t *v, int *plain)
+{
+    uint64_t acc = 0;
+    int pl = 1;
+    if (*p == '-') {
+        pl = 0;
+        if (++p == end) return NULL;
+    }
+    if (*p == '0') {
+        p++;
+    } else if ((unsigned)(*p - '1') <= 8) {
+        const unsigned char *d = p;
+        do
+            acc = acc * 10 + (unsigned)(*p++ - '0');
+        while (p < end && (unsigned)(*p - '0') <= 9 && p - d < 15);
+        for (; p < end && (unsigned)(*p - '0') <= 9; p++)
+            pl = 0;
+    } else {
+        return NULL;
+    }
+    if (p == end) return NULL;
+    if (*p == '.') {
+        if (++p == end || (unsigned)(*p - '0') > 9) return NULL;
+        while (++p < end && (unsigned)(*p - '0') <= 9) {
+        }
+        if (p == end) return NULL;
+        pl = 0;
+    }
+    if (*p == 'e' || *p == 'E') {
+        if (++p == end) return NULL;
+        if ((*p == '+' || *p == '-') && ++p == end) return NULL;
+        if ((unsigned)(*p - '0') > 9) return NULL;
+        while (++p < end && (unsigned)(*p - '0') <= 9) {
+        }
+        if (p == end) return NULL;
+        pl = 0;
+    }
+    *plain = pl;
+    *v = acc;
+    return p;
+}
+
+/* A time member as chrome_time converts it: 0 with *ns set, -1 when the general path would
+ * complain (or the text is not a number). */
+static int chrome_fast_time(const char *s, size_t n, int plain, uint64_t v, int64_t *ns)
+{
+    if (plain) {
+        *ns = (int64_t)(v * 1000);
+        return 0;
+    }
+    if (chrome_num_scaled(s, n, 3, ns) != CHROME_NUM_OK) return -1;
+    return *ns <= -CHROME_TIME_LIMIT || *ns >= CHROME_TIME_LIMIT ? -1 : 0;
+}
+
+/* The members the fast path knows, as their name and closing quote read as a little-endian word
+ * (the bytes past the quote masked off). */
+#define CHROME_W2(a, b) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8)
+#define CHROME_W3(a, b, c) (CHROME_W2(a, b) | (uint64_t)(unsigned char)(c) << 16)
+#define CHROME_W4(a, b, c, d) (CHROME_W3(a, b, c) | (uint64_t)(unsigned char)(d) << 24)
+#define CHROME_W5(a, b, c, d, e) (CHROME_W4(a, b, c, d) | (uint64_t)(unsigned char)(e) << 32)
+
+enum { CF_NAME, CF_CAT, CF_PH, CF_TS, CF_DUR, CF_PID, CF_TID, CF_ARGS };
+
+/* The member whose name starts at p (past its opening quote; 8 bytes readable), with *len the
+ * bytes up to and with its closing quote; -1 for any other name. */
+static inline int chrome_fast_key(const unsigned char *p, size_t *len)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    const uint64_t m3 = 0xffffffu, m4 = 0xffffffffu, m5 = 0xffffffffffu;
+    switch (p[0]) {
+    case 'n':
+        *len = 5;
+        return (w & m5) == CHROME_W5('n', 'a', 'm', 'e', '"') ? CF_NAME : -1;
+    case 'p':
+        *len = 3;
+        if ((w & m3) == CHROME_W3('p', 'h', '"')) return CF_PH;
+        *len = 4;
+        return (w & m4) == CHROME_W4('p', 'i', 'd', '"') ? CF_PID : -1;
+    case 't':
+        *len = 3;
+        if ((w & m3) == CHROME_W3('t', 's', '"')) return CF_TS;
+        *len = 4;
+        return (w & m4) == CHROME_W4('t', 'i', 'd', '"') ? CF_TID : -1;
+    case 'd':
+        *len = 4;
+        return (w & m4) == CHROME_W4('d', 'u', 'r', '"') ? CF_DUR : -1;
+    case 'c':
+        *len = 4;
+        return (w & m4) == CHROME_W4('c', 'a', 't', '"') ? CF_CAT : -1;
+    case 'a':
+        *len = 5;
+        return (w & m5) == CHROME_W5('a', 'r', 'g', 's', '"') ? CF_ARGS : -1;
+    default:
+        return -1;
+    }
+}
+
+/* A number member's text and what chrome_fast_number made of it. */
+typedef struct chrome_fast_num {
+    const char *s;
+    size_t n;
+    uint64_t v;
+    int plain;
+} chrome_fast_num;
+
+/* The object whose '{' is at p: 1 with *f filled and *q just past its '}', 0 when the fast path
+ * leaves it to the lexer. */
+static int chrome_fast_object(const unsigned char *p, const unsigned char *end, chrome_flat *f,
+                              const unsigned char **q)
+{
+    chrome_fast_num ts = {0}, dur = {0};
+    const char *ph = NULL;
+    size_t phlen = 0;
+    f->name = f->cat = NULL;
+    f->pid = f->tid = "";
+    f->nlen = f->clen = f->plen = f->tlen = 0;
+    f->tid_string = 0;
+    p = chrome_fast_blanks(p + 1, end);
+    if (p == end || *p != '"') return 0; /* "{}" too: the general path's */
+    for (;;) {
+        p++; /* the name's opening quote */
+        if (end - p < 8) return 0;
+        size_t klen;
+        int k = chrome_fast_key(p, &klen);
+        if (k < 0) return 0;
+        p = chrome_fast_blanks(p + klen, end);
+        if (p == end || *p != ':') return 0;
+        p = chrome_fast_blanks(p + 1, end);
+        if (p == end) return 0;
+        if (*p == '"') {
+            const unsigned char *s = p + 1, *e = chrome_fast_string(s, end);
+            if (!e) return 0;
+            uint32_t n = (uint32_t)(e - s);
+            switch (k) {
+            case CF_NAME:
+                f->name = (const char *)s;
+                f->nlen = n;
+                break;
+            case CF_CAT:
+                f->cat = (const char *)s;
+                f->clen = n;
+                break;
+            case CF_PH:
+                ph = (const char *)s;
+                phlen = n;
+                break;
+            case CF_PID:
+                f->pid = (const char *)s;
+                f->plen = n;
+                break;
+            case CF_TID:
+                f->tid = (const char *)s;
+                f->tlen = n;
+                f->tid_string = 1;
+                break;
+            default: /* numeric strings for times, and args, are the general path's */
+                return 0;
+            }
+            p = e + 1;
+        } else if (k == CF_ARGS) {
+            /* Only an empty args: its content is the general path's. */
+            if (*p != '{') return 0;
+            p = chrome_fast_blanks(p + 1, end);
+            if (p == end || *p != '}') return 0;
+            p++;
+        } else {
+            if (k == CF_NAME || k == CF_CAT || k == CF_PH) return 0;
+            chrome_fast_num num;
+            const unsigned char *e = chrome_fast_number(p, end, &num.v, &num.plain);
+            if (!e) return 0;
+            num.s = (const char *)p;
+            num.n = (size_t)(e - p);
+            switch (k) {
+            case CF_TS:
+                ts = num;
+                break;
+            case CF_DUR:
+                dur = num;
+                break;
+            case CF_PID:
+                f->pid = num.s;
+                f->plen = (uint32_t)num.n;
+                break;
+            default: /* CF_TID */
+                f->tid = num.s;
+                f->tlen = (uint32_t)num.n;
+                f->tid_string = 0;
+                break;
+            }
+            p = e;
+        }
+        p = chrome_fast_blanks(p, end);
+        if (p == end) return 0;
+        if (*p == '}') break;
+        if (*p != ',') return 0;
+        p = chrome_fast_blanks(p + 1, end);
+        if (p == end || *p != '"') return 0;
+    }
+    /* What chrome_dispatch and chrome_span_event would warn about stays theirs. */
+    if (!ph || phlen != 1 || (ph[0] != 'X' && ph[0] != 'B' && ph[0] != 'E') || !ts.s) return 0;
+    f->ph = ph[0];
+    if (chrome_fast_time(ts.s, ts.n, ts.plain, ts.v, &f->ts)) return 0;
+    f->dur = 0;
+    if (f->ph == 'X' && dur.s) {
+        if (chrome_fast_time(dur.s, dur.n, dur.plain, dur.v, &f->dur) || f->dur < 0 ||
+            f->dur >= CHROME_TIME_LIMIT - f->ts)
+            return 0;
+    }
+    *q = p + 1;
+    return 1;
+}
+
+size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, size_t len)
+{
+    const unsigned char *p = buf + pos, *end = buf + len, *done = p;
+    for (;;) {
+        p = chrome_fast_blanks(p, end);
+        if (p == end || *p != ',') break;
+        p = chrome_fast_blanks(p + 1, end);
+        if (p == end || *p != '{') break;
+        chrome_flat f;
+        const unsigned char *q;
+        if (!chrome_fast_object(p, end, &f, &q)) break;
+        r->nrecords++;
+        if (chrome_emit_flat(r, &f) == TCONV_FATAL) {
+            r->failed = 1;
+            break;
+        }
+        p = done = q;
+    }
+    return (size_t)(done - buf);
+}
