@@ -86,8 +86,17 @@ typedef struct order_pool {
     size_t n, elem;
 } order_pool;
 
+/* The last lookups of order_names_get, by a few bits of the name and category: a trace's
+ * events repeat a few dozen combinations, and a hit costs no hash and no probe. */
+enum { ORDER_NCACHE = 64 };
+typedef struct order_ncache {
+    order_names key;
+    uint32_t id1; /* id + 1; 0: empty */
+} order_ncache;
+
 struct tconv_order {
     tconv_ctx *ctx;
+    order_ncache ncache[ORDER_NCACHE];
     int keep_payload;
     order_list *lists;
     size_t nlists;
@@ -171,7 +180,7 @@ static void order_names_rehash(tconv_order *o)
     o->nslots = n;
 }
 
-static uint32_t order_names_get(tconv_order *o, order_names key)
+static uint32_t order_names_find(tconv_order *o, order_names key)
 {
     if (o->nnames * 2 >= o->nslots) order_names_rehash(o);
     size_t h = order_names_hash(&key) & (o->nslots - 1);
@@ -185,6 +194,18 @@ static uint32_t order_names_get(tconv_order *o, order_names key)
     o->names[o->nnames] = key;
     o->slots[h] = (uint32_t)++o->nnames;
     return (uint32_t)o->nnames - 1;
+}
+
+static uint32_t order_names_get(tconv_order *o, order_names key)
+{
+    order_ncache *c = &o->ncache[(key.name ^ key.cat * 7u ^ key.role * 3u) % ORDER_NCACHE];
+    if (c->id1 && c->key.name == key.name && c->key.cat == key.cat && c->key.key == key.key &&
+        c->key.unit == key.unit && c->key.role == key.role)
+        return c->id1 - 1;
+    uint32_t id = order_names_find(o, key);
+    c->key = key;
+    c->id1 = id + 1;
+    return id;
 }
 
 static int64_t order_off(const order_rec *r)
