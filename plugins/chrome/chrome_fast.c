@@ -217,6 +217,97 @@ typedef struct chrome_fast_num {
     int plain;
 } chrome_fast_num;
 
+/* The members of one object as they are read, before chrome_fast_finish checks them. */
+typedef struct chrome_fast_vals {
+    chrome_fast_num ts, dur;
+    const char *ph;
+    size_t phlen;
+} chrome_fast_vals;
+
+static inline void chrome_fast_start(chrome_fast_vals *v, chrome_flat *f)
+{
+    v->ts.s = v->dur.s = NULL;
+    v->ph = NULL;
+    v->phlen = 0;
+    f->name = f->cat = NULL;
+    f->pid = f->tid = "";
+    f->nlen = f->clen = f->plen = f->tlen = 0;
+    f->tid_string = 0;
+}
+
+/* A string value of member k, s[0 .. n); 0 when the fast path does not take it. */
+static inline int chrome_fast_set_string(chrome_fast_vals *v, chrome_flat *f, int k,
+                                         const unsigned char *s, uint32_t n)
+{
+    switch (k) {
+    case CF_NAME:
+        f->name = (const char *)s;
+        f->nlen = n;
+        return 1;
+    case CF_CAT:
+        f->cat = (const char *)s;
+        f->clen = n;
+        return 1;
+    case CF_PH:
+        v->ph = (const char *)s;
+        v->phlen = n;
+        return 1;
+    case CF_PID:
+        f->pid = (const char *)s;
+        f->plen = n;
+        return 1;
+    case CF_TID:
+        f->tid = (const char *)s;
+        f->tlen = n;
+        f->tid_string = 1;
+        return 1;
+    default: /* numeric strings for times, and args, are the general path's */
+        return 0;
+    }
+}
+
+static inline int chrome_fast_set_number(chrome_fast_vals *v, chrome_flat *f, int k,
+                                         const chrome_fast_num *num)
+{
+    switch (k) {
+    case CF_TS:
+        v->ts = *num;
+        return 1;
+    case CF_DUR:
+        v->dur = *num;
+        return 1;
+    case CF_PID:
+        f->pid = num->s;
+        f->plen = (uint32_t)num->n;
+        return 1;
+    case CF_TID:
+        f->tid = num->s;
+        f->tlen = (uint32_t)num->n;
+        f->tid_string = 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The checks of chrome_dispatch and chrome_span_event: what they would warn about stays
+ * theirs. */
+static inline int chrome_fast_finish(const chrome_fast_vals *v, chrome_flat *f)
+{
+    const char *ph = v->ph;
+    if (!ph || v->phlen != 1 || (ph[0] != 'X' && ph[0] != 'B' && ph[0] != 'E') || !v->ts.s)
+        return 0;
+    f->ph = ph[0];
+    if (chrome_fast_time(v->ts.s, v->ts.n, v->ts.plain, v->ts.v, &f->ts)) return 0;
+    f->dur = 0;
+    if (f->ph == 'X' && v->dur.s) {
+        if (chrome_fast_time(v->dur.s, v->dur.n, v->dur.plain, v->dur.v, &f->dur) || f->dur < 0 ||
+            f->dur >= CHROME_TIME_LIMIT - f->ts)
+            return 0;
+    }
+    return 1;
+}
+
 /* Past the blanks at p, where most often there are none or one. */
 static inline const unsigned char *chrome_fast_gap(const unsigned char *p, const unsigned char *end)
 {
@@ -228,18 +319,21 @@ static inline const unsigned char *chrome_fast_gap(const unsigned char *p, const
  * end of the buffer: the name (8 bytes read at once), ':', a blank, a number's 8 bytes. */
 #define CHROME_FAST_ROOM 32
 
-/* The object whose '{' is at p: 1 with *f filled and *q just past its '}', 0 when the fast path
- * leaves it to the lexer. */
+/* Where the values of an object's members were, for learning its shape. */
+typedef struct chrome_fast_where {
+    unsigned n; /* members, up to CHROME_SHAPE_MAX; more: the shape is not learnt */
+    uint8_t field[CHROME_SHAPE_MAX], kind[CHROME_SHAPE_MAX];
+    const unsigned char *from[CHROME_SHAPE_MAX], *to[CHROME_SHAPE_MAX];
+} chrome_fast_where;
+
+/* The object whose '{' is at p, member by member: 1 with *f filled and *q just past its '}', 0
+ * when the fast path leaves it to the lexer. The values' places go to *w. */
 static int chrome_fast_object(const unsigned char *p, const unsigned char *end, chrome_flat *f,
-                              const unsigned char **q)
+                              const unsigned char **q, chrome_fast_where *w)
 {
-    chrome_fast_num ts = {0}, dur = {0};
-    const char *ph = NULL;
-    size_t phlen = 0;
-    f->name = f->cat = NULL;
-    f->pid = f->tid = "";
-    f->nlen = f->clen = f->plen = f->tlen = 0;
-    f->tid_string = 0;
+    chrome_fast_vals v;
+    chrome_fast_start(&v, f);
+    w->n = 0;
     p = chrome_fast_gap(p + 1, end);
     if (p == end || *p != '"') return 0; /* "{}" too: the general path's */
     for (;;) {
@@ -258,67 +352,41 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
             p = chrome_fast_gap(p + 1, end);
             if (p == end) return 0;
         }
+        const unsigned char *from, *to;
+        char kind;
         if (*p == '"') {
-            const unsigned char *s = p + 1, *e = chrome_fast_string(s, end);
-            if (!e) return 0;
-            uint32_t n = (uint32_t)(e - s);
-            switch (k) {
-            case CF_NAME:
-                f->name = (const char *)s;
-                f->nlen = n;
-                break;
-            case CF_CAT:
-                f->cat = (const char *)s;
-                f->clen = n;
-                break;
-            case CF_PH:
-                ph = (const char *)s;
-                phlen = n;
-                break;
-            case CF_PID:
-                f->pid = (const char *)s;
-                f->plen = n;
-                break;
-            case CF_TID:
-                f->tid = (const char *)s;
-                f->tlen = n;
-                f->tid_string = 1;
-                break;
-            default: /* numeric strings for times, and args, are the general path's */
-                return 0;
-            }
-            p = e + 1;
+            from = p + 1;
+            to = chrome_fast_string(from, end);
+            if (!to || !chrome_fast_set_string(&v, f, k, from, (uint32_t)(to - from))) return 0;
+            p = to + 1;
+            kind = 's';
         } else if (k == CF_ARGS) {
             /* Only an empty args: its content is the general path's. */
             if (*p != '{') return 0;
             p = chrome_fast_gap(p + 1, end);
             if (p == end || *p != '}') return 0;
             p++;
+            kind = 0;
+            from = to = NULL;
         } else {
-            if (k == CF_NAME || k == CF_CAT || k == CF_PH) return 0;
             chrome_fast_num num;
-            const unsigned char *e = chrome_fast_number(p, end, &num.v, &num.plain);
-            if (!e) return 0;
-            num.s = (const char *)p;
-            num.n = (size_t)(e - p);
-            switch (k) {
-            case CF_TS:
-                ts = num;
-                break;
-            case CF_DUR:
-                dur = num;
-                break;
-            case CF_PID:
-                f->pid = num.s;
-                f->plen = (uint32_t)num.n;
-                break;
-            default: /* CF_TID */
-                f->tid = num.s;
-                f->tlen = (uint32_t)num.n;
-                f->tid_string = 0;
-                break;
+            from = p;
+            to = chrome_fast_number(p, end, &num.v, &num.plain);
+            if (!to) return 0;
+            num.s = (const char *)from;
+            num.n = (size_t)(to - from);
+            if (!chrome_fast_set_number(&v, f, k, &num)) return 0;
+            p = to;
+            kind = 'n';
+        }
+        if (kind && w->n <= CHROME_SHAPE_MAX) {
+            if (w->n < CHROME_SHAPE_MAX) {
+                w->field[w->n] = (uint8_t)k;
+                w->kind[w->n] = (uint8_t)kind;
+                w->from[w->n] = from;
+                w->to[w->n] = to;
             }
-            p = e;
+            w->n++;
         }
         if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') {
             p += 2; /* ", " */
@@ -334,17 +402,88 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
         p = chrome_fast_gap(p + 1, end);
         if (p == end || *p != '"') return 0;
     }
-    /* What chrome_dispatch and chrome_span_event would warn about stays theirs. */
-    if (!ph || phlen != 1 || (ph[0] != 'X' && ph[0] != 'B' && ph[0] != 'E') || !ts.s) return 0;
-    f->ph = ph[0];
-    if (chrome_fast_time(ts.s, ts.n, ts.plain, ts.v, &f->ts)) return 0;
-    f->dur = 0;
-    if (f->ph == 'X' && dur.s) {
-        if (chrome_fast_time(dur.s, dur.n, dur.plain, dur.v, &f->dur) || f->dur < 0 ||
-            f->dur >= CHROME_TIME_LIMIT - f->ts)
-            return 0;
-    }
+    if (!chrome_fast_finish(&v, f)) return 0;
     *q = p + 1;
+    return 1;
+}
+
+/* ---- shapes ------------------------------------------------------------------------------ */
+
+/* The shape of an object the member-by-member reading took: the bytes between its values. An
+ * object with the same bytes there has the same members in the same order, and is valid JSON
+ * when its values are (they are read by the same scanners), so it is read by comparing those
+ * bytes and scanning the values alone. */
+static void chrome_shape_learn(chrome_shape *sh, const unsigned char *obj,
+                               const unsigned char *obj_end, const chrome_fast_where *w)
+{
+    sh->n = 0;
+    if (w->n > CHROME_SHAPE_MAX) return;
+    const unsigned char *prev = obj;
+    for (unsigned i = 0; i <= w->n; i++) {
+        const unsigned char *next = i < w->n ? w->from[i] : obj_end;
+        size_t len = (size_t)(next - prev);
+        if (len > CHROME_SHAPE_FRAG) return;
+        memset(sh->frag[i], 0, CHROME_SHAPE_FRAG);
+        memcpy(sh->frag[i], prev, len);
+        sh->flen[i] = (uint8_t)len;
+        if (i < w->n) {
+            sh->field[i] = w->field[i];
+            sh->kind[i] = w->kind[i];
+            prev = w->to[i];
+        }
+    }
+    sh->n = (uint8_t)(w->n + 1);
+}
+
+/* Are the len bytes at p those of frag? 32 bytes at p are readable. */
+static inline int chrome_shape_eq(const unsigned char *p, const unsigned char *frag, size_t len)
+{
+#ifdef __SSE2__
+    unsigned m = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                       _mm_loadu_si128((const __m128i *)(const void *)frag)));
+    if (len > 16) {
+        m |= (unsigned)_mm_movemask_epi8(
+                 _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)),
+                                _mm_loadu_si128((const __m128i *)(const void *)(frag + 16))))
+             << 16;
+    }
+    uint32_t want = len >= 32 ? 0xffffffffu : (1u << len) - 1;
+    return (m & want) == want;
+#else
+    return memcmp(p, frag, len) == 0;
+#endif
+}
+
+/* The object whose '{' is at p read by the shape: 1 with *f filled and *q just past its '}', 0
+ * when it does not have the shape (or the fast path does not take it). */
+static int chrome_shape_object(const chrome_shape *sh, const unsigned char *p,
+                               const unsigned char *end, chrome_flat *f, const unsigned char **q)
+{
+    chrome_fast_vals v;
+    chrome_fast_start(&v, f);
+    unsigned last = sh->n - 1u;
+    for (unsigned i = 0;; i++) {
+        if (end - p < CHROME_SHAPE_FRAG || !chrome_shape_eq(p, sh->frag[i], sh->flen[i])) return 0;
+        p += sh->flen[i];
+        if (i == last) break;
+        if (sh->kind[i] == 's') {
+            const unsigned char *e = chrome_fast_string(p, end);
+            if (!e) return 0;
+            chrome_fast_set_string(&v, f, sh->field[i], p, (uint32_t)(e - p));
+            p = e;
+        } else {
+            chrome_fast_num num;
+            const unsigned char *e = chrome_fast_number(p, end, &num.v, &num.plain);
+            if (!e) return 0;
+            num.s = (const char *)p;
+            num.n = (size_t)(e - p);
+            chrome_fast_set_number(&v, f, sh->field[i], &num);
+            p = e;
+        }
+    }
+    if (!chrome_fast_finish(&v, f)) return 0;
+    *q = p;
     return 1;
 }
 
@@ -358,7 +497,11 @@ size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, s
         if (p == end || *p != '{') break;
         chrome_flat f;
         const unsigned char *q;
-        if (!chrome_fast_object(p, end, &f, &q)) break;
+        if (!r->shape.n || !chrome_shape_object(&r->shape, p, end, &f, &q)) {
+            chrome_fast_where w;
+            if (!chrome_fast_object(p, end, &f, &q, &w)) break;
+            chrome_shape_learn(&r->shape, p, q, &w);
+        }
         r->nrecords++;
         if (chrome_emit_flat(r, &f) == TCONV_FATAL) {
             r->failed = 1;

@@ -73,6 +73,17 @@ typedef struct chrome_flat {
     int64_t ts, dur;
 } chrome_flat;
 
+/* The layout of the last event object the fast path read member by member (chrome_fast.c):
+ * frag[i] are the bytes before value i (frag[n - 1]: after the last, up to the '}'). */
+#define CHROME_SHAPE_MAX 12  /* values */
+#define CHROME_SHAPE_FRAG 32 /* bytes of a fragment, at most */
+typedef struct chrome_shape {
+    uint8_t n; /* fragments: values + 1; 0: none learnt */
+    uint8_t field[CHROME_SHAPE_MAX], kind[CHROME_SHAPE_MAX];
+    uint8_t flen[CHROME_SHAPE_MAX + 1];
+    unsigned char frag[CHROME_SHAPE_MAX + 1][CHROME_SHAPE_FRAG];
+} chrome_shape;
+
 typedef struct chrome_frame_entry {
     tconv_str name, category;
     int32_t parent; /* index of the parent entry, -1 for a root (after resolution) */
@@ -98,6 +109,7 @@ typedef struct chrome_reader {
     const unsigned char *sync_ptr;
     uint64_t sync_off;
     unsigned fast_tries; /* for the next chunk (chrome_parse_chunk) */
+    chrome_shape shape;
 
     /* Structural levels (not every JSON level: captured values have none). */
     uint8_t *lv;
