@@ -50,7 +50,7 @@ static tconv_str chrome_intern(chrome_reader *r, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     chrome_intern_slot *c =
         &r->icache[(n * 31 + u[0] * 7 + u[n / 2] * 3 + u[n - 1]) % CHROME_INTERN_CACHE];
-    if (c->len == n && memcmp(c->key, s, n) == 0) return c->id;
+    if (c->len == n && chrome_text_eq(c->key, s, n)) return c->id;
     tconv_str id = tconv_string_intern(r->ctx, s, n);
     c->len = (uint8_t)n;
     memcpy(c->key, s, n);
@@ -155,7 +155,7 @@ static uint32_t chrome_track(chrome_reader *r, const char *pid, size_t plen, con
         for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++) {
             const chrome_track_slot *c = &r->tcache[i];
             if (c->plen == plen && c->tlen == tlen && c->track != UINT32_MAX &&
-                memcmp(c->key, pid, plen) == 0 && memcmp(c->key + plen, tid, tlen) == 0)
+                chrome_text_eq(c->key, pid, plen) && chrome_text_eq(c->key + plen, tid, tlen))
                 return c->track;
         }
     }
