@@ -409,10 +409,11 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
 
 /* ---- shapes ------------------------------------------------------------------------------ */
 
-/* The shape of an object the member-by-member reading took: the bytes between its values. An
- * object with the same bytes there has the same members in the same order, and is valid JSON
- * when its values are (they are read by the same scanners), so it is read by comparing those
- * bytes and scanning the values alone. */
+/* The shape of an object the member-by-member reading took: the bytes between its values,
+ * from the end of the element before it (its ',' and the blanks around it are the first
+ * fragment's). An object with the same bytes there has the same members in the same order and
+ * is valid JSON where its values are (they are read by the same scanners), so it is read by
+ * comparing those bytes and scanning the values alone. */
 static void chrome_shape_learn(chrome_shape *sh, const unsigned char *obj,
                                const unsigned char *obj_end, const chrome_fast_where *w)
 {
@@ -426,6 +427,7 @@ static void chrome_shape_learn(chrome_shape *sh, const unsigned char *obj,
         memset(sh->frag[i], 0, CHROME_SHAPE_FRAG);
         memcpy(sh->frag[i], prev, len);
         sh->flen[i] = (uint8_t)len;
+        sh->fmask[i] = len >= 32 ? 0xffffffffu : (1u << len) - 1;
         if (i < w->n) {
             sh->field[i] = w->field[i];
             sh->kind[i] = w->kind[i];
@@ -435,8 +437,9 @@ static void chrome_shape_learn(chrome_shape *sh, const unsigned char *obj,
     sh->n = (uint8_t)(w->n + 1);
 }
 
-/* Are the len bytes at p those of frag? 32 bytes at p are readable. */
-static inline int chrome_shape_eq(const unsigned char *p, const unsigned char *frag, size_t len)
+/* Are the len bytes at p those of frag (want: a bit per byte)? 32 bytes at p are readable. */
+static inline int chrome_shape_eq(const unsigned char *p, const unsigned char *frag, size_t len,
+                                  uint32_t want)
 {
 #ifdef __SSE2__
     unsigned m = (unsigned)_mm_movemask_epi8(
@@ -448,15 +451,15 @@ static inline int chrome_shape_eq(const unsigned char *p, const unsigned char *f
                                 _mm_loadu_si128((const __m128i *)(const void *)(frag + 16))))
              << 16;
     }
-    uint32_t want = len >= 32 ? 0xffffffffu : (1u << len) - 1;
     return (m & want) == want;
 #else
+    (void)want;
     return memcmp(p, frag, len) == 0;
 #endif
 }
 
-/* The object whose '{' is at p read by the shape: 1 with *f filled and *q just past its '}', 0
- * when it does not have the shape (or the fast path does not take it). */
+/* The object after the element that ends at p, read by the shape: 1 with *f filled and *q just
+ * past its '}', 0 when it does not have the shape (or the fast path does not take it). */
 static int chrome_shape_object(const chrome_shape *sh, const unsigned char *p,
                                const unsigned char *end, chrome_flat *f, const unsigned char **q)
 {
@@ -464,7 +467,9 @@ static int chrome_shape_object(const chrome_shape *sh, const unsigned char *p,
     chrome_fast_start(&v, f);
     unsigned last = sh->n - 1u;
     for (unsigned i = 0;; i++) {
-        if (end - p < CHROME_SHAPE_FRAG || !chrome_shape_eq(p, sh->frag[i], sh->flen[i])) return 0;
+        if (end - p < CHROME_SHAPE_FRAG ||
+            !chrome_shape_eq(p, sh->frag[i], sh->flen[i], sh->fmask[i]))
+            return 0;
         p += sh->flen[i];
         if (i == last) break;
         if (sh->kind[i] == 's') {
@@ -491,16 +496,16 @@ size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, s
 {
     const unsigned char *p = buf + pos, *end = buf + len, *done = p;
     for (;;) {
-        if (p < end && *p <= ' ') p = chrome_fast_blanks(p, end);
-        if (p == end || *p != ',') break;
-        p = chrome_fast_gap(p + 1, end);
-        if (p == end || *p != '{') break;
         chrome_flat f;
         const unsigned char *q;
         if (!r->shape.n || !chrome_shape_object(&r->shape, p, end, &f, &q)) {
+            if (p < end && *p <= ' ') p = chrome_fast_blanks(p, end);
+            if (p == end || *p != ',') break;
+            p = chrome_fast_gap(p + 1, end);
+            if (p == end || *p != '{') break;
             chrome_fast_where w;
             if (!chrome_fast_object(p, end, &f, &q, &w)) break;
-            chrome_shape_learn(&r->shape, p, q, &w);
+            chrome_shape_learn(&r->shape, done, q, &w);
         }
         r->nrecords++;
         if (chrome_emit_flat(r, &f) == TCONV_FATAL) {

@@ -75,13 +75,15 @@ typedef struct chrome_flat {
 } chrome_flat;
 
 /* The layout of the last event object the fast path read member by member (chrome_fast.c):
- * frag[i] are the bytes before value i (frag[n - 1]: after the last, up to the '}'). */
+ * frag[i] are the bytes before value i, from the end of the element before the object
+ * (frag[n - 1]: after the last, up to the '}'). */
 #define CHROME_SHAPE_MAX 12  /* values */
 #define CHROME_SHAPE_FRAG 32 /* bytes of a fragment, at most */
 typedef struct chrome_shape {
     uint8_t n; /* fragments: values + 1; 0: none learnt */
     uint8_t field[CHROME_SHAPE_MAX], kind[CHROME_SHAPE_MAX];
     uint8_t flen[CHROME_SHAPE_MAX + 1];
+    uint32_t fmask[CHROME_SHAPE_MAX + 1]; /* a bit per byte of the fragment */
     unsigned char frag[CHROME_SHAPE_MAX + 1][CHROME_SHAPE_FRAG];
 } chrome_shape;
 
