@@ -209,102 +209,77 @@ static inline int chrome_fast_key(const unsigned char *p, size_t *len)
     }
 }
 
-/* A number member's text and what chrome_fast_number made of it. */
-typedef struct chrome_fast_num {
+/* The members of one object as they are read: each value's text and kind ('s' a string without
+ * its quotes, 'n' a number, 0 absent), and for a number what chrome_fast_number made of it.
+ * chrome_fast_finish then checks them all at once. */
+typedef struct chrome_fast_val {
     const char *s;
-    size_t n;
+    uint32_t n;
+    uint8_t kind, plain;
     uint64_t v;
-    int plain;
-} chrome_fast_num;
+} chrome_fast_val;
 
-/* The members of one object as they are read, before chrome_fast_finish checks them. */
 typedef struct chrome_fast_vals {
-    chrome_fast_num ts, dur;
-    const char *ph;
-    size_t phlen;
+    chrome_fast_val at[CF_ARGS]; /* by CF_*: args are never a value here */
 } chrome_fast_vals;
 
-static inline void chrome_fast_start(chrome_fast_vals *v, chrome_flat *f)
+static inline void chrome_fast_start(chrome_fast_vals *v)
 {
-    v->ts.s = v->dur.s = NULL;
-    v->ph = NULL;
-    v->phlen = 0;
-    f->name = f->cat = NULL;
-    f->pid = f->tid = "";
-    f->nlen = f->clen = f->plen = f->tlen = 0;
-    f->tid_string = 0;
+    for (int k = 0; k < CF_ARGS; k++)
+        v->at[k].kind = 0;
 }
 
-/* A string value of member k, s[0 .. n); 0 when the fast path does not take it. */
-static inline int chrome_fast_set_string(chrome_fast_vals *v, chrome_flat *f, int k,
-                                         const unsigned char *s, uint32_t n)
+static inline void chrome_fast_string_val(chrome_fast_vals *v, int k, const unsigned char *s,
+                                          const unsigned char *e)
 {
-    switch (k) {
-    case CF_NAME:
-        f->name = (const char *)s;
-        f->nlen = n;
-        return 1;
-    case CF_CAT:
-        f->cat = (const char *)s;
-        f->clen = n;
-        return 1;
-    case CF_PH:
-        v->ph = (const char *)s;
-        v->phlen = n;
-        return 1;
-    case CF_PID:
-        f->pid = (const char *)s;
-        f->plen = n;
-        return 1;
-    case CF_TID:
-        f->tid = (const char *)s;
-        f->tlen = n;
-        f->tid_string = 1;
-        return 1;
-    default: /* numeric strings for times, and args, are the general path's */
-        return 0;
-    }
+    chrome_fast_val *x = &v->at[k];
+    x->s = (const char *)s;
+    x->n = (uint32_t)(e - s);
+    x->kind = 's';
 }
 
-static inline int chrome_fast_set_number(chrome_fast_vals *v, chrome_flat *f, int k,
-                                         const chrome_fast_num *num)
+/* The number at p, up to e, of member k; e NULL when there is none. */
+static inline const unsigned char *
+chrome_fast_number_val(chrome_fast_vals *v, int k, const unsigned char *p, const unsigned char *end)
 {
-    switch (k) {
-    case CF_TS:
-        v->ts = *num;
-        return 1;
-    case CF_DUR:
-        v->dur = *num;
-        return 1;
-    case CF_PID:
-        f->pid = num->s;
-        f->plen = (uint32_t)num->n;
-        return 1;
-    case CF_TID:
-        f->tid = num->s;
-        f->tlen = (uint32_t)num->n;
-        f->tid_string = 0;
-        return 1;
-    default:
-        return 0;
-    }
+    chrome_fast_val *x = &v->at[k];
+    int plain;
+    const unsigned char *e = chrome_fast_number(p, end, &x->v, &plain);
+    if (!e) return NULL;
+    x->s = (const char *)p;
+    x->n = (uint32_t)(e - p);
+    x->kind = 'n';
+    x->plain = (uint8_t)plain;
+    return e;
 }
 
-/* The checks of chrome_dispatch and chrome_span_event: what they would warn about stays
- * theirs. */
+/* The event the members make, with the checks of chrome_dispatch and chrome_span_event: what
+ * they would warn about (and texts as names, numbers as times) stays theirs. 0: not taken. */
 static inline int chrome_fast_finish(const chrome_fast_vals *v, chrome_flat *f)
 {
-    const char *ph = v->ph;
-    if (!ph || v->phlen != 1 || (ph[0] != 'X' && ph[0] != 'B' && ph[0] != 'E') || !v->ts.s)
+    const chrome_fast_val *ph = &v->at[CF_PH], *ts = &v->at[CF_TS], *dur = &v->at[CF_DUR];
+    const chrome_fast_val *name = &v->at[CF_NAME], *cat = &v->at[CF_CAT];
+    const chrome_fast_val *pid = &v->at[CF_PID], *tid = &v->at[CF_TID];
+    if (ph->kind != 's' || ph->n != 1 || (ph->s[0] != 'X' && ph->s[0] != 'B' && ph->s[0] != 'E'))
         return 0;
-    f->ph = ph[0];
-    if (chrome_fast_time(v->ts.s, v->ts.n, v->ts.plain, v->ts.v, &f->ts)) return 0;
+    if (ts->kind != 'n' || dur->kind == 's' || name->kind == 'n' || cat->kind == 'n') return 0;
+    f->ph = ph->s[0];
+    if (chrome_fast_time(ts->s, ts->n, ts->plain, ts->v, &f->ts)) return 0;
     f->dur = 0;
-    if (f->ph == 'X' && v->dur.s) {
-        if (chrome_fast_time(v->dur.s, v->dur.n, v->dur.plain, v->dur.v, &f->dur) || f->dur < 0 ||
+    if (f->ph == 'X' && dur->kind) {
+        if (chrome_fast_time(dur->s, dur->n, dur->plain, dur->v, &f->dur) || f->dur < 0 ||
             f->dur >= CHROME_TIME_LIMIT - f->ts)
             return 0;
     }
+    f->name = name->kind ? name->s : NULL;
+    f->nlen = name->kind ? name->n : 0;
+    f->cat = cat->kind ? cat->s : NULL;
+    f->clen = cat->kind ? cat->n : 0;
+    f->pid = pid->kind ? pid->s : "";
+    f->plen = pid->kind ? pid->n : 0;
+    f->tid = tid->kind ? tid->s : "";
+    f->tlen = tid->kind ? tid->n : 0;
+    f->tid_string = tid->kind == 's';
     return 1;
 }
 
@@ -332,7 +307,7 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
                               const unsigned char **q, chrome_fast_where *w)
 {
     chrome_fast_vals v;
-    chrome_fast_start(&v, f);
+    chrome_fast_start(&v);
     w->n = 0;
     p = chrome_fast_gap(p + 1, end);
     if (p == end || *p != '"') return 0; /* "{}" too: the general path's */
@@ -354,13 +329,7 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
         }
         const unsigned char *from, *to;
         char kind;
-        if (*p == '"') {
-            from = p + 1;
-            to = chrome_fast_string(from, end);
-            if (!to || !chrome_fast_set_string(&v, f, k, from, (uint32_t)(to - from))) return 0;
-            p = to + 1;
-            kind = 's';
-        } else if (k == CF_ARGS) {
+        if (k == CF_ARGS) {
             /* Only an empty args: its content is the general path's. */
             if (*p != '{') return 0;
             p = chrome_fast_gap(p + 1, end);
@@ -368,14 +337,17 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
             p++;
             kind = 0;
             from = to = NULL;
-        } else {
-            chrome_fast_num num;
-            from = p;
-            to = chrome_fast_number(p, end, &num.v, &num.plain);
+        } else if (*p == '"') {
+            from = p + 1;
+            to = chrome_fast_string(from, end);
             if (!to) return 0;
-            num.s = (const char *)from;
-            num.n = (size_t)(to - from);
-            if (!chrome_fast_set_number(&v, f, k, &num)) return 0;
+            chrome_fast_string_val(&v, k, from, to);
+            p = to + 1;
+            kind = 's';
+        } else {
+            from = p;
+            to = chrome_fast_number_val(&v, k, p, end);
+            if (!to) return 0;
             p = to;
             kind = 'n';
         }
@@ -464,7 +436,7 @@ static int chrome_shape_object(const chrome_shape *sh, const unsigned char *p,
                                const unsigned char *end, chrome_flat *f, const unsigned char **q)
 {
     chrome_fast_vals v;
-    chrome_fast_start(&v, f);
+    chrome_fast_start(&v);
     unsigned last = sh->n - 1u;
     for (unsigned i = 0;; i++) {
         if (end - p < CHROME_SHAPE_FRAG ||
@@ -472,20 +444,16 @@ static int chrome_shape_object(const chrome_shape *sh, const unsigned char *p,
             return 0;
         p += sh->flen[i];
         if (i == last) break;
+        const unsigned char *e;
         if (sh->kind[i] == 's') {
-            const unsigned char *e = chrome_fast_string(p, end);
+            e = chrome_fast_string(p, end);
             if (!e) return 0;
-            chrome_fast_set_string(&v, f, sh->field[i], p, (uint32_t)(e - p));
-            p = e;
+            chrome_fast_string_val(&v, sh->field[i], p, e);
         } else {
-            chrome_fast_num num;
-            const unsigned char *e = chrome_fast_number(p, end, &num.v, &num.plain);
+            e = chrome_fast_number_val(&v, sh->field[i], p, end);
             if (!e) return 0;
-            num.s = (const char *)p;
-            num.n = (size_t)(e - p);
-            chrome_fast_set_number(&v, f, sh->field[i], &num);
-            p = e;
         }
+        p = e;
     }
     if (!chrome_fast_finish(&v, f)) return 0;
     *q = p;
