@@ -112,6 +112,7 @@ typedef struct chrome_reader {
     const unsigned char *sync_ptr;
     uint64_t sync_off;
     unsigned fast_tries; /* for the next chunk (chrome_parse_chunk) */
+    int fast_off;        /* TCONV_CHROME_FAST=0: the lexer reads everything */
     chrome_shape shape;
 
     /* Structural levels (not every JSON level: captured values have none). */
