@@ -6,6 +6,7 @@ the reader's 256 KiB chunk boundary falls inside objects. A fixed seed: the same
 
 usage: fastpath_gen.py OUT_DIR [SEED]
 """
+import json
 import os
 import random
 import sys
@@ -98,13 +99,26 @@ def odd_event(ts):
     return "{" + lead + body + tail + "}"
 
 
-def events(n, odd_rate):
+def valid_json(text):
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+
+
+def events(n, odd_rate, valid=False):
+    """n events, odd_rate of them odd; valid: only odd events that are valid JSON (warnings but
+    no error), so that a large file reaches its chunk boundaries."""
     evs = []
     ts = rnd.randrange(1000, 100000)
     for _ in range(n):
         ts += rnd.randint(0, 5)
         if rnd.random() < odd_rate:
-            evs.append(odd_event(ts))
+            e = odd_event(ts)
+            while valid and not valid_json(e):
+                e = odd_event(ts)
+            evs.append(e)
         else:
             evs.append(dense(ts, rnd.randint(1, 2), rnd.choice(["aten::empty", "aten::view",
                                                                  "aten::mm", "x"]),
@@ -158,7 +172,7 @@ for i in range(120):
 
 # Large: the 256 KiB chunk boundary inside objects, at offsets of every kind.
 for i in range(8):
-    evs = events(2800, rnd.choice([0.0, 0.01, 0.05]))
+    evs = events(2800, rnd.choice([0.0, 0.01, 0.05, 0.2]), valid=True)
     text = doc(evs, 0)
     pad = rnd.randrange(0, 300)
     text = " " * pad + text
