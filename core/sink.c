@@ -425,11 +425,9 @@ static tconv_status sink_route(tconv_sink *s, tconv_event *ev, int replay)
             return tconv_rec_event(s->part_rec, &e) < 0 ? TCONV_FATAL : TCONV_OK;
         }
     }
-    if (s->order && e.kind != TCONV_EV_METADATA) {
-        tconv_order_note_time(s->order, e.track, e.ts);
-        if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
-            tconv_order_note_time(s->order, e.track, e.ts + e.dur);
-    }
+    if (s->order && e.kind != TCONV_EV_METADATA)
+        tconv_order_note_time(s->order, e.track,
+                              e.kind == TCONV_EV_COMPLETE && e.dur > 0 ? e.ts + e.dur : e.ts);
     tconv_role_fill(ctx, &e);
     if (ctx->selection.input >= 0 && e.input != (uint64_t)ctx->selection.input) return TCONV_OK;
     tconv_selection_mark_step(ctx, &ctx->selection, &e);
