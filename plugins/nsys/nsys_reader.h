@@ -120,6 +120,7 @@ typedef struct nsys_reader {
     tconv_arg argv[16];
     char buf[256];
 
+    int64_t order_last; /* the order check's time of the row before (nsys_tables.c) */
     nsys_cursor cur[NSYS_SRC_COUNT];
     size_t ncur;
     uint64_t pushed, skipped;
