@@ -100,6 +100,13 @@ typedef struct nsys_reader {
 
     /* backtraces and samples */
     sqlite3_stmt *cuda_chain_st, *osrt_chain_st, *sample_st;
+    /* SAMPLING_CALLCHAINS read once in id order beside the samples (nsys_samples.c) */
+    sqlite3_stmt *chain_scan;
+    int64_t scan_id;            /* the id of the scan's current row */
+    int64_t scan_max;           /* the largest sample id the scan served */
+    int scan_state;             /* 0 not opened, 1 on a row, 2 at its end */
+    struct nsys_raw_frame *raw; /* one sample's frames as scanned */
+    size_t raw_cap;
     tconv_frame *frames;
     size_t frames_cap;
     int64_t sample_period;
@@ -120,6 +127,7 @@ typedef struct nsys_reader {
     tconv_arg argv[16];
     char buf[256];
 
+    int64_t order_last; /* the order check's time of the row before (nsys_tables.c) */
     nsys_cursor cur[NSYS_SRC_COUNT];
     size_t ncur;
     uint64_t pushed, skipped;

@@ -109,6 +109,108 @@ static int64_t nsys_sample_period(nsys_reader *r, int sorted)
     return rc < 0 ? -1 : period;
 }
 
+/* A frame's row as read: StringIds ids, is the symbol there, kernel mode. */
+typedef struct nsys_raw_frame {
+    int64_t symbol, module;
+    int has_symbol, kernel;
+} nsys_raw_frame;
+
+static nsys_raw_frame nsys_raw_read(sqlite3_stmt *st, int col)
+{
+    nsys_raw_frame f;
+    f.symbol = sqlin_int(st, col, &f.has_symbol);
+    f.module = sqlin_int(st, col + 1, NULL);
+    f.kernel = sqlin_int(st, col + 2, NULL) != 0;
+    return f;
+}
+
+static void nsys_frame_fill(nsys_reader *r, tconv_frame *f, const nsys_raw_frame *raw)
+{
+    memset(f, 0, sizeof(*f));
+    tconv_str name = raw->has_symbol ? nsys_string(r, raw->symbol) : 0;
+    f->name = name ? name : nsys_intern(r, "[unknown]");
+    f->module = nsys_string(r, raw->module);
+    if (raw->kernel) f->flags = TCONV_FRAME_KERNEL;
+}
+
+static const char *nsys_kernel_mode(nsys_reader *r)
+{
+    return sqlin_has_column(&r->d, "SAMPLING_CALLCHAINS", "kernelMode") ? "kernelMode" : "NULL";
+}
+
+/* Step the scan: 0, or -1 with the error on the ctx. A row whose id is not an integer matches
+ * no sample (nor did it by `id = ?`); it reads as the smallest id, so that it is passed over. */
+static int nsys_scan_step(nsys_reader *r)
+{
+    int rc = sqlin_step(&r->d, r->chain_scan, "SAMPLING_CALLCHAINS");
+    if (rc < 0) return -1;
+    r->scan_state = rc == SQLITE_ROW ? 1 : 2;
+    if (r->scan_state == 1) {
+        int ok;
+        r->scan_id = sqlin_int(r->chain_scan, 0, &ok);
+        if (!ok) r->scan_id = INT64_MIN;
+    }
+    return 0;
+}
+
+/* The frames of sample id, root first, into r->frames: their count, or -1 with the error on the
+ * ctx.
+ *
+ * Looking each sample's frames up by the table's key cost four fifths of the read (a statement
+ * run per sample: a search of the index, a search of the table per frame, the statement's
+ * start and end). The samples come in time order, and nsys numbers them in time order too, so
+ * one scan of SAMPLING_CALLCHAINS in key order (id, stackDepth), beside the samples, meets each
+ * sample's frames where they are needed, one row at a time. The scan only serves ids above the
+ * largest it served: after that, it stands on the first row of an id above all of them, so a
+ * sample whose id it passes has no frames. A sample out of id order (another export's numbering,
+ * a tool's rewrite) is looked up by key as before; the frames are the same either way. */
+static int nsys_sample_frames(nsys_reader *r, int64_t id)
+{
+    size_t n = 0;
+    if (r->scan_state == 0) {
+        char sql[160];
+        snprintf(sql, sizeof(sql),
+                 "SELECT id, symbol, module, %s FROM SAMPLING_CALLCHAINS ORDER BY id, stackDepth",
+                 nsys_kernel_mode(r));
+        r->chain_scan = sqlin_prepare(&r->d, "SAMPLING_CALLCHAINS", sql);
+        if (!r->chain_scan || nsys_scan_step(r) != 0) return -1;
+        r->scan_max = INT64_MIN;
+    }
+    if (id > r->scan_max) {
+        r->scan_max = id;
+        while (r->scan_state == 1 && r->scan_id < id)
+            if (nsys_scan_step(r) != 0) return -1;
+        while (r->scan_state == 1 && r->scan_id == id) {
+            if (n + 1 > r->raw_cap) TCONV_ARRAY_GROW(r->raw, r->raw_cap, n + 1);
+            r->raw[n++] = nsys_raw_read(r->chain_scan, 1);
+            if (nsys_scan_step(r) != 0) return -1;
+        }
+        /* leaf first as scanned; root first as pushed, names interned in that order */
+        nsys_frames_room(r, n);
+        for (size_t i = 0; i < n; i++)
+            nsys_frame_fill(r, &r->frames[i], &r->raw[n - 1 - i]);
+        return (int)n;
+    }
+    if (!r->sample_st) {
+        char sql[160];
+        snprintf(sql, sizeof(sql),
+                 "SELECT symbol, module, %s FROM SAMPLING_CALLCHAINS WHERE id = ?1 ORDER BY "
+                 "stackDepth DESC",
+                 nsys_kernel_mode(r));
+        r->sample_st = sqlin_prepare(&r->d, "SAMPLING_CALLCHAINS", sql);
+        if (!r->sample_st) return -1;
+    }
+    sqlite3_bind_int64(r->sample_st, 1, id);
+    int rc;
+    while ((rc = sqlin_step(&r->d, r->sample_st, "SAMPLING_CALLCHAINS")) == SQLITE_ROW) {
+        nsys_frames_room(r, n + 1);
+        nsys_raw_frame raw = nsys_raw_read(r->sample_st, 0);
+        nsys_frame_fill(r, &r->frames[n++], &raw);
+    }
+    sqlite3_reset(r->sample_st);
+    return rc < 0 ? -1 : (int)n;
+}
+
 tconv_status nsys_sample_row(nsys_reader *r, nsys_cursor *c)
 {
     sqlite3_stmt *st = c->st;
@@ -125,31 +227,11 @@ tconv_status nsys_sample_row(nsys_reader *r, nsys_cursor *c)
         tconv_sampletypes_set(r->ctx, 2, types, 1);
         r->sample_types_set = 1;
     }
-    if (!r->sample_st) {
-        char sql[160];
-        snprintf(sql, sizeof(sql),
-                 "SELECT symbol, module, %s FROM SAMPLING_CALLCHAINS WHERE id = ?1 ORDER BY "
-                 "stackDepth DESC",
-                 sqlin_has_column(&r->d, "SAMPLING_CALLCHAINS", "kernelMode") ? "kernelMode"
-                                                                              : "NULL");
-        r->sample_st = sqlin_prepare(&r->d, "SAMPLING_CALLCHAINS", sql);
-        if (!r->sample_st) return TCONV_FATAL;
-    }
     uint32_t track = nsys_thread(r, gtid);
     if (track == TCONV_MAP_NONE) return TCONV_FATAL;
-    sqlite3_bind_int64(r->sample_st, 1, id);
-    size_t n = 0;
-    int rc;
-    while ((rc = sqlin_step(&r->d, r->sample_st, "SAMPLING_CALLCHAINS")) == SQLITE_ROW) {
-        nsys_frames_room(r, n + 1);
-        tconv_frame *f = &r->frames[n++];
-        memset(f, 0, sizeof(*f));
-        f->name = nsys_frame_name(r, r->sample_st, 0);
-        f->module = nsys_string(r, sqlin_int(r->sample_st, 1, NULL));
-        if (sqlin_int(r->sample_st, 2, NULL)) f->flags = TCONV_FRAME_KERNEL;
-    }
-    sqlite3_reset(r->sample_st);
-    if (rc < 0) return TCONV_FATAL;
+    int got = nsys_sample_frames(r, id);
+    if (got < 0) return TCONV_FATAL;
+    size_t n = (size_t)got;
     if (!n) {
         nsys_frames_room(r, 1);
         memset(r->frames, 0, sizeof(*r->frames));
@@ -173,7 +255,11 @@ void nsys_samples_free(nsys_reader *r)
     sqlite3_finalize(r->cuda_chain_st);
     sqlite3_finalize(r->osrt_chain_st);
     sqlite3_finalize(r->sample_st);
-    r->cuda_chain_st = r->osrt_chain_st = r->sample_st = NULL;
+    sqlite3_finalize(r->chain_scan);
+    r->cuda_chain_st = r->osrt_chain_st = r->sample_st = r->chain_scan = NULL;
+    r->scan_state = 0;
     free(r->frames);
+    free(r->raw);
     r->frames = NULL;
+    r->raw = NULL;
 }

@@ -126,27 +126,40 @@ static int nsys_sql_add(char *buf, size_t cap, size_t *len, const char *s)
 
 static int nsys_samples_auto(nsys_reader *r, int64_t *left);
 
+/* nsys_before(t): is t before the time of the row before? Called by SQLite once per row in the
+ * order of the scan, so the check runs inside the statement without handing every row over. */
+static void nsys_before_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int64_t *last = sqlite3_user_data(cx); /* the time of the row before */
+    int64_t t = INT64_MIN;                 /* where ORDER BY puts a row without a time: first */
+    int type = sqlite3_value_type(argv[0]);
+    if (type == SQLITE_INTEGER) {
+        t = sqlite3_value_int64(argv[0]);
+    } else if (type == SQLITE_FLOAT) {
+        double d = sqlite3_value_double(argv[0]);
+        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) t = (int64_t)d;
+    }
+    int before = t < *last;
+    *last = t;
+    sqlite3_result_int(cx, before);
+}
+
 /* Are the table's rows already in start order as stored? nsys writes most tables so, and a
  * scan of one column then spares SQLite sorting every row with all its columns (half of the
- * read's cost). 1, 0, or -1 with the error on the ctx. */
+ * read's cost). NOT INDEXED keeps the scan on the table, in rowid order, the order the read
+ * then takes. 1, 0, or -1 with the error on the ctx. */
 static int nsys_in_start_order(nsys_reader *r, const nsys_srcdef *def)
 {
+    r->order_last = INT64_MIN;
     char sql[160];
-    snprintf(sql, sizeof(sql), "SELECT \"%s\" FROM \"%s\" ORDER BY rowid", def->cols[0],
-             def->table);
+    snprintf(sql, sizeof(sql), "SELECT 1 FROM \"%s\" NOT INDEXED WHERE nsys_before(\"%s\") LIMIT 1",
+             def->table, def->cols[0]);
     sqlite3_stmt *st = sqlin_prepare(&r->d, def->table, sql);
     if (!st) return -1;
-    int rc, sorted = 1;
-    int64_t last = INT64_MIN;
-    while (sorted && (rc = sqlin_step(&r->d, st, def->table)) == SQLITE_ROW) {
-        int ok;
-        int64_t t = sqlin_int(st, 0, &ok);
-        if (!ok) t = INT64_MIN; /* where ORDER BY puts a row without a time: first */
-        sorted = t >= last;
-        last = t;
-    }
+    int rc = sqlin_step(&r->d, st, def->table);
     sqlite3_finalize(st);
-    return sorted && rc != SQLITE_DONE ? -1 : sorted;
+    return rc < 0 ? -1 : rc == SQLITE_DONE;
 }
 
 static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
@@ -209,6 +222,13 @@ int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent, int64
 {
     *nabsent = 0;
     *samples_left = 0;
+    /* registered once: SQLite refuses to replace a function while statements are open */
+    if (sqlite3_create_function(r->d.db, "nsys_before", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                &r->order_last, nsys_before_fn, NULL, NULL) != SQLITE_OK) {
+        tconv_error_set(r->ctx, "%s: cannot read the export: %s", r->d.name,
+                        sqlite3_errmsg(r->d.db));
+        return -1;
+    }
     for (size_t i = 0; i < NSYS_SRC_COUNT; i++) {
         const nsys_srcdef *def = &nsys_srcdefs[i];
         if (!sqlin_has_table(&r->d, def->table)) {

@@ -338,18 +338,22 @@ int sqlin_has_column(sqlin_db *d, const char *table, const char *column)
     return found;
 }
 
+/* Through the column's value: sqlite3_column_type and sqlite3_column_int64 each enter the
+ * statement and leave it again, which twice over cost more than the read of a row's integers
+ * (the connection is one thread's, so the unprotected value is safe to read). */
 int64_t sqlin_int(sqlite3_stmt *st, int i, int *ok)
 {
-    int type = sqlite3_column_type(st, i);
+    sqlite3_value *v = sqlite3_column_value(st, i);
+    int type = sqlite3_value_type(v);
     if (type == SQLITE_INTEGER) {
         if (ok) *ok = 1;
-        return sqlite3_column_int64(st, i);
+        return sqlite3_value_int64(v);
     }
     if (type == SQLITE_FLOAT) {
-        double v = sqlite3_column_double(st, i);
-        if (v >= -9.2e18 && v <= 9.2e18 && v == (double)(int64_t)v) {
+        double d = sqlite3_value_double(v);
+        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) {
             if (ok) *ok = 1;
-            return (int64_t)v;
+            return (int64_t)d;
         }
     }
     if (ok) *ok = 0;
