@@ -57,7 +57,8 @@ static void pf_r_seq_clear(pf_rseq *s)
     s->has_track = 0;
     s->clock_id = 0;
     s->nextra = s->nextra_d = 0;
-    s->nclocks = 0;
+    /* The sequence's clocks are not incremental state: Perfetto keeps them (and an incremental
+     * clock where it stands) until the next snapshot. */
 }
 
 static void pf_r_seq_free(pf_rseq *s)

@@ -260,7 +260,10 @@ static void pf_w_json_value(pf_writer *w, tconv_str text)
         const char *s = tconv_string_get(w->ctx, text);
         size_t n = tconv_string_length(w->ctx, text);
         size_t off = w->jcache.len;
-        if (pf_w_json_nest(w, s, n) == 0) {
+        /* Nested when that is no longer than the text: Perfetto reads both into the same
+         * args, and Kineto's shape lists ("[[1, 64], [], []]") are often shorter as text. */
+        size_t text_bytes = 1 + pf_varint_size(n) + n;
+        if (pf_w_json_nest(w, s, n) == 0 && w->scratch.len <= text_bytes) {
             if (pf_buf_reserve(&w->jcache, w->scratch.len + 10)) {
                 pf_put_varint(&w->jcache, w->scratch.len);
                 memcpy(w->jcache.p + w->jcache.len, w->scratch.p, w->scratch.len);

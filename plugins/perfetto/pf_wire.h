@@ -50,6 +50,17 @@ static inline void pf_put_varint(pf_buf *b, uint64_t v)
     b->len = (size_t)(q - b->p);
 }
 
+/* The bytes a varint of v takes. */
+static inline size_t pf_varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
 static inline void pf_put_tag(pf_buf *b, uint32_t field, unsigned wt)
 {
     pf_put_varint(b, (uint64_t)field << 3 | wt);

@@ -8,10 +8,13 @@
  * just before the first packet that refers to it.
  *
  * Every packet is on one trusted sequence. Its first packet clears the incremental state;
- * packets that refer to interned data say so (SEQ_NEEDS_INCREMENTAL_STATE) and carry the
- * entries they introduce. Timestamps are absolute nanoseconds on the trace's default clock.
- * Packets go to the output as soon as they are made: memory is the interning tables and the
- * per-track and per-series records, not the events. */
+ * packets carry the interned entries they introduce. The ordering stage hands over one track
+ * after the other, each in time order, which the sequence's state turns into bytes saved: a
+ * track's run makes it the default track (TrackEventDefaults), so its events name no track, and
+ * times are deltas on an incremental clock of the sequence, set back by a clock snapshot at the
+ * start of each run (-W clock says otherwise). Packets go to the output as soon as they are
+ * made: memory is the interning tables and the per-track and per-series records, not the
+ * events. */
 #include "pf_writer.h"
 
 #include <stdlib.h>
@@ -102,34 +105,94 @@ static tconv_status pf_w_flush(pf_writer *w)
     return rc < 0 ? TCONV_FATAL : TCONV_OK;
 }
 
+/* The sequence's clock: clock 64 as of the clock snapshot below, which ties its zero to t0 on
+ * BOOTTIME. Written in the first packet and again whenever the incremental clock is set back. */
+static void pf_w_clock_snapshot(pf_writer *w, pf_buf *b)
+{
+    size_t cs = pf_open(b, PF_PKT_CLOCK_SNAPSHOT);
+    size_t k = pf_open(b, PF_CS_CLOCKS);
+    pf_put_uint(b, PF_CLK_ID, PF_SEQ_CLOCK);
+    pf_put_uint(b, PF_CLK_TS, 0);
+    if (w->clock == PF_WCLOCK_INCR) pf_put_uint(b, PF_CLK_INCREMENTAL, 1);
+    pf_close(b, k);
+    k = pf_open(b, PF_CS_CLOCKS);
+    pf_put_uint(b, PF_CLK_ID, PF_CLOCK_BOOTTIME);
+    pf_put_uint(b, PF_CLK_TS, (uint64_t)w->t0);
+    pf_close(b, k);
+    pf_close(b, cs);
+    w->clk_at = w->t0;
+}
+
+/* The sequence's defaults: its clock and its default track. They replace the previous ones
+ * as a whole, the interned data staying. */
+static void pf_w_defaults(pf_writer *w, pf_buf *b, uint64_t uuid)
+{
+    size_t d = pf_open(b, PF_PKT_DEFAULTS);
+    if (w->clock != PF_WCLOCK_BOOT) pf_put_uint(b, PF_DEF_CLOCK_ID, PF_SEQ_CLOCK);
+    if (uuid) {
+        size_t t = pf_open(b, PF_DEF_TRACK_EVENT);
+        pf_put_uint(b, PF_TEDEF_TRACK_UUID, uuid);
+        pf_close(b, t);
+    }
+    pf_close(b, d);
+}
+
+static tconv_status pf_w_done(pf_writer *w)
+{
+    pf_buf *b = &w->out_buf;
+    w->packets++;
+    if (b->oom || w->intern.oom || w->ev.oom) return pf_w_oom(w);
+    return b->len >= PF_FLUSH_BYTES ? pf_w_flush(w) : TCONV_OK;
+}
+
+tconv_status pf_w_default_track(pf_writer *w, uint64_t uuid)
+{
+    if (uuid == w->def_uuid) return TCONV_OK;
+    pf_buf *b = &w->out_buf;
+    size_t m = pf_open(b, PF_TRACE_PACKET);
+    pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
+    pf_w_defaults(w, b, uuid);
+    pf_close(b, m);
+    w->def_uuid = uuid;
+    return pf_w_done(w);
+}
+
 tconv_status pf_w_packet(pf_writer *w, int has_ts, int64_t ts, uint32_t payload_field)
 {
     pf_buf *b = &w->out_buf;
+    /* An ordered event before the incremental clock: the first of a track's run (tracks come
+     * one after the other). A snapshot, in a packet of its own (Perfetto reads nothing else of
+     * a packet that has one), sets the clock back to t0, the same snapshot each time, so that
+     * the clocks stay monotonic as Perfetto requires of a snapshot's clocks. */
+    if (has_ts == PF_TS_ORDERED && w->clock == PF_WCLOCK_INCR && ts < w->clk_at && ts >= w->t0) {
+        size_t m = pf_open(b, PF_TRACE_PACKET);
+        pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
+        pf_w_clock_snapshot(w, b);
+        pf_close(b, m);
+        w->packets++;
+    }
     size_t m = pf_open(b, PF_TRACE_PACKET);
     /* Perfetto's times are unsigned: a negative time is written as its two's complement and
      * read back as the same int64 (trace viewers show it far in the future). */
-    if (has_ts && w->seq_clock && ts >= w->t0) {
+    if (has_ts && w->clock == PF_WCLOCK_INCR && ts >= w->clk_at) {
+        pf_put_uint(b, PF_PKT_TIMESTAMP, (uint64_t)(ts - w->clk_at));
+        w->clk_at = ts;
+    } else if (has_ts && w->clock == PF_WCLOCK_SEQ && ts >= w->t0) {
         pf_put_uint(b, PF_PKT_TIMESTAMP, (uint64_t)(ts - w->t0));
     } else if (has_ts) {
-        /* Before the clock's zero (a metadata event's time): on the trace's clock. */
-        if (w->seq_clock) pf_put_uint(b, PF_PKT_TIMESTAMP_CLOCK_ID, PF_CLOCK_BOOTTIME);
+        /* Before the clock (a metadata event's time, or before the trace's first): on the
+         * trace's clock, leaving the sequence's clock where it is. */
+        if (w->clock != PF_WCLOCK_BOOT)
+            pf_put_uint(b, PF_PKT_TIMESTAMP_CLOCK_ID, PF_CLOCK_BOOTTIME);
         pf_put_uint(b, PF_PKT_TIMESTAMP, (uint64_t)ts);
     }
     pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
-    uint32_t flags = 0;
-    if (!w->first_written) {
-        flags = PF_SEQ_CLEARED;
-        w->first_written = 1;
-    }
-    if (flags) pf_put_uint(b, PF_PKT_SEQ_FLAGS, flags);
     if (w->intern.len) pf_put_bytes(b, PF_PKT_INTERNED_DATA, w->intern.p, w->intern.len);
     pf_put_bytes(b, payload_field, w->ev.p, w->ev.len);
     pf_close(b, m);
     w->intern.len = 0;
     w->ev.len = 0;
-    w->packets++;
-    if (b->oom || w->intern.oom || w->ev.oom) return pf_w_oom(w);
-    return b->len >= PF_FLUSH_BYTES ? pf_w_flush(w) : TCONV_OK;
+    return pf_w_done(w);
 }
 
 /* ---- events ------------------------------------------------------------------------------ */
@@ -163,6 +226,8 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
         uuid = series ? series->uuid : 0;
     } else {
         uuid = pf_w_track(w, ev->track);
+        /* Tracks come one after the other: each run makes its track the default. */
+        if (uuid && pf_w_default_track(w, uuid) != TCONV_OK) return TCONV_FATAL;
     }
     if (!uuid) return TCONV_FATAL;
     pf_buf *b = &w->ev;
@@ -170,7 +235,7 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
     switch (ev->kind) {
     case TCONV_EV_BEGIN:
         pf_put_uint(b, PF_TE_TYPE, PF_TYPE_SLICE_BEGIN);
-        pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
+        pf_w_track_field(w, uuid);
         pf_w_name_cat(w, ev);
         pf_w_args(w, ev->args, ev->nargs);
         /* The ordering stage clipped or closed the span: its END is where it now ends, and the
@@ -181,13 +246,13 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
         break;
     case TCONV_EV_END:
         pf_put_uint(b, PF_TE_TYPE, PF_TYPE_SLICE_END);
-        pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
+        pf_w_track_field(w, uuid);
         /* A repaired END needs nothing: the reader's ordering stage gives it the BEGIN's flags. */
         pf_w_legacy(w, ev, async ? 'e' : 0, 0, -1);
         break;
     case TCONV_EV_INSTANT: {
         pf_put_uint(b, PF_TE_TYPE, PF_TYPE_INSTANT);
-        pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
+        pf_w_track_field(w, uuid);
         pf_w_name_cat(w, ev);
         pf_w_args(w, ev->args, ev->nargs);
         int scope = ev->flags & TCONV_EVF_SCOPE_GLOBAL    ? PF_SCOPE_GLOBAL
@@ -198,7 +263,7 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
     }
     case TCONV_EV_COUNTER: {
         pf_put_uint(b, PF_TE_TYPE, PF_TYPE_COUNTER);
-        pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
+        pf_w_track_field(w, uuid);
         if (ev->cat != series->cat) pf_put_uint(b, PF_TE_CATEGORY_IIDS, pf_w_category(w, ev->cat));
         double v = ev->value;
         /* Integers as varints (most counters are byte counts); the double otherwise. */
@@ -216,7 +281,7 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
         /* A flow point is an instant that carries the arrow, so that it keeps its own time and
          * track; the legacy phase says it stands for the flow alone. */
         pf_put_uint(b, PF_TE_TYPE, PF_TYPE_INSTANT);
-        pf_put_uint(b, PF_TE_TRACK_UUID, uuid);
+        pf_w_track_field(w, uuid);
         pf_w_name_cat(w, ev);
         pf_w_args(w, ev->args, ev->nargs);
         pf_put_fixed64(
@@ -235,7 +300,7 @@ static tconv_status pf_w_track_event(pf_writer *w, const tconv_event *ev)
     default:
         return TCONV_OK;
     }
-    return pf_w_packet(w, 1, ev->ts, PF_PKT_TRACK_EVENT);
+    return pf_w_packet(w, PF_TS_ORDERED, ev->ts, PF_PKT_TRACK_EVENT);
 }
 
 /* Metadata: held until the tracks are final, then written in the order it came. */
@@ -262,31 +327,29 @@ static tconv_status pf_w_start(pf_writer *w)
     pf_put_uint(b, PF_PKT_SEQ_ID, PF_SEQ_ID);
     pf_put_uint(b, PF_PKT_SEQ_FLAGS, PF_SEQ_CLEARED);
     /* Times on a clock of the sequence whose zero is the trace's first time, which a clock
-     * snapshot ties to BOOTTIME, the trace's clock: each stays an absolute time (no deltas, no
-     * state but the snapshot), in 5 to 7 bytes where nanoseconds since 1970 take 9. */
+     * snapshot ties to BOOTTIME, the trace's clock. Incremental (the default): each time is
+     * the delta from the packet before, 1 to 3 bytes, since every track's events come in time
+     * order; else each time stands alone, in 5 to 7 bytes where nanoseconds since 1970 take 9. */
     int64_t first, last;
-    if (w->want_seq_clock && tconv_ctx_bounds(w->ctx, &first, &last) && first >= 0) {
-        w->seq_clock = 1;
+    w->clock = PF_WCLOCK_BOOT;
+    if (w->want_clock != PF_WCLOCK_BOOT && tconv_ctx_bounds(w->ctx, &first, &last) && first >= 0) {
+        w->clock = w->want_clock;
         w->t0 = first;
-        size_t d = pf_open(b, PF_PKT_DEFAULTS);
-        pf_put_uint(b, PF_DEF_CLOCK_ID, PF_SEQ_CLOCK);
-        pf_close(b, d);
-        size_t cs = pf_open(b, PF_PKT_CLOCK_SNAPSHOT);
-        size_t k = pf_open(b, PF_CS_CLOCKS);
-        pf_put_uint(b, PF_CLK_ID, PF_SEQ_CLOCK);
-        pf_put_uint(b, PF_CLK_TS, 0);
-        pf_close(b, k);
-        k = pf_open(b, PF_CS_CLOCKS);
-        pf_put_uint(b, PF_CLK_ID, PF_CLOCK_BOOTTIME);
-        pf_put_uint(b, PF_CLK_TS, (uint64_t)first);
-        pf_close(b, k);
-        pf_close(b, cs);
+        pf_w_defaults(w, b, 0);
+        pf_w_clock_snapshot(w, b);
     }
     pf_close(b, m);
-    w->first_written = 1;
     w->packets++;
     for (size_t i = 0; i < w->nmetas; i++) {
         const pf_wmeta *h = &w->metas[i];
+        /* Kineto repeats a process's metadata thousands of times: a run of events on one track
+         * makes it the default track, which its events then need not name. */
+        if (i == 0 || h->track != w->metas[i - 1].track) {
+            size_t j = i + 1;
+            while (j < w->nmetas && j - i < 8 && w->metas[j].track == h->track)
+                j++;
+            w->meta_default = j - i >= 8;
+        }
         tconv_event ev = TCONV_EVENT_INIT;
         ev.kind = TCONV_EV_METADATA;
         ev.ts = h->ts;
@@ -299,6 +362,7 @@ static tconv_status pf_w_start(pf_writer *w)
         ev.args = h->nargs ? w->metas_args + h->arg0 : NULL;
         if (pf_w_metadata(w, &ev) != TCONV_OK) return TCONV_FATAL;
     }
+    w->meta_default = 0;
     free(w->metas);
     free(w->metas_args);
     w->metas = NULL;
@@ -387,7 +451,10 @@ static tconv_status pf_w_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     w->ctx = ctx;
     w->out = out;
     w->next_uuid = 1;
-    w->want_seq_clock = strcmp(tconv_option_get_string(opts, "clock"), "sequence") == 0;
+    const char *clock = tconv_option_get_string(opts, "clock");
+    w->want_clock = strcmp(clock, "incremental") == 0 ? PF_WCLOCK_INCR
+                    : strcmp(clock, "sequence") == 0  ? PF_WCLOCK_SEQ
+                                                      : PF_WCLOCK_BOOT;
     int gzip = tconv_option_is_set(opts, "gzip") ? tconv_option_get_bool(opts, "gzip")
                                                  : pf_w_ends_with(tconv_output_name(out), ".gz");
     if (gzip) {
@@ -417,9 +484,10 @@ static const tconv_option_desc pf_w_options[] = {
     {"gzip", TCONV_OPT_BOOL, "false", NULL,
      "gzip the trace (Perfetto opens .pftrace.gz); default: when the output name ends in .gz"},
     {"level", TCONV_OPT_INT, "6", "1..9", "gzip level"},
-    {"clock", TCONV_OPT_ENUM, "sequence", "sequence|boottime",
-     "sequence: times from the trace's first, on a clock of the sequence that a clock snapshot "
-     "ties to BOOTTIME (shorter); boottime: nanoseconds as they are, on the default clock"},
+    {"clock", TCONV_OPT_ENUM, "incremental", "incremental|sequence|boottime",
+     "incremental: each time the delta from the packet before, on an incremental clock of the "
+     "sequence that a clock snapshot ties to BOOTTIME (shortest); sequence: times from the "
+     "trace's first on such a clock; boottime: nanoseconds as they are, on the default clock"},
     {0},
 };
 

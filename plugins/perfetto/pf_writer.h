@@ -15,6 +15,7 @@
 #include <tconv/stacktab.h>
 #include <tconv/tconv.h>
 
+#include "pf_fields.h"
 #include "pf_wire.h"
 
 /* Interning state of one string id of the run. */
@@ -73,11 +74,13 @@ typedef struct pf_writer {
     pf_buf scratch; /* JSON args being encoded */
     pf_buf jcache;  /* encoded JSON values, by string id (json_map) */
     tconv_map json_map;
-    int started;   /* the tracks are final: descriptors and metadata are written */
-    int seq_clock; /* times are on the sequence's clock, t0 its zero (pf_writer.c) */
-    int want_seq_clock;
-    int64_t t0;
-    int first_written; /* the sequence's first packet (SEQ_INCREMENTAL_STATE_CLEARED) is out */
+    int started;       /* the tracks are final: descriptors and metadata are written */
+    int clock;         /* PF_WCLOCK_*: how times are written (pf_writer.c) */
+    int want_clock;    /* the option; clock falls back to PF_WCLOCK_BOOT without a first time */
+    int64_t t0;        /* the sequence clock's zero: the trace's first time */
+    int64_t clk_at;    /* PF_WCLOCK_INCR: the time the incremental clock stands at */
+    uint64_t def_uuid; /* the sequence's default track (TrackEventDefaults), 0: none */
+    int meta_default;  /* the next metadata event may make its track the default (a long run) */
     uint64_t packets, bytes;
 
     pf_wstr *strs;
@@ -120,6 +123,18 @@ typedef struct pf_writer {
     uint64_t samples_no_pid;
 } pf_writer;
 
+/* How a packet's time is written. */
+enum {
+    PF_WCLOCK_INCR, /* deltas on an incremental clock of the sequence */
+    PF_WCLOCK_SEQ,  /* offsets from t0 on a clock of the sequence */
+    PF_WCLOCK_BOOT  /* nanoseconds on BOOTTIME, the trace's default clock */
+};
+
+/* pf_w_packet's has_ts: no time; the time of an ordered event (the track's next, so a step back
+ * is the start of a track's run: the incremental clock is set back); a time apart from the
+ * ordered stream (metadata: a step back is written as an absolute time, once). */
+enum { PF_TS_NONE, PF_TS_ORDERED, PF_TS_ONCE };
+
 /* pf_writer.c */
 uint32_t pf_w_event_name(pf_writer *w, tconv_str s);
 uint32_t pf_w_category(pf_writer *w, tconv_str s);
@@ -127,6 +142,13 @@ uint32_t pf_w_annot_name(pf_writer *w, tconv_str s);
 pf_wstr *pf_w_str(pf_writer *w, tconv_str s);
 /* Writes the packet made of w->ev (as field payload_field), w->intern and the header. */
 tconv_status pf_w_packet(pf_writer *w, int has_ts, int64_t ts, uint32_t payload_field);
+/* Makes uuid the sequence's default track (a packet of new defaults) unless it is. */
+tconv_status pf_w_default_track(pf_writer *w, uint64_t uuid);
+/* The event's track_uuid field, left out when the sequence's default says it. */
+static inline void pf_w_track_field(pf_writer *w, uint64_t uuid)
+{
+    if (uuid != w->def_uuid) pf_put_uint(&w->ev, PF_TE_TRACK_UUID, uuid);
+}
 tconv_status pf_w_oom(pf_writer *w);
 
 /* pf_wtrack.c */

@@ -110,5 +110,5 @@ tconv_status pf_w_sample(pf_writer *w, const tconv_event *ev)
     pf_put_uint(&w->ev, PF_PS_CALLSTACK, callstack); /* a sample without frames: an empty one */
     if (ev->nframes && (ev->frames[ev->nframes - 1].flags & TCONV_FRAME_KERNEL))
         pf_put_uint(&w->ev, PF_PS_CPU_MODE, 1 /* MODE_KERNEL */);
-    return pf_w_packet(w, 1, ev->ts, PF_PKT_PERF_SAMPLE);
+    return pf_w_packet(w, PF_TS_ORDERED, ev->ts, PF_PKT_PERF_SAMPLE);
 }

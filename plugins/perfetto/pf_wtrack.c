@@ -68,12 +68,12 @@ static void pf_w_rec_str(pf_writer *w, tconv_str name, tconv_str value)
 static tconv_status pf_w_meta_packet(pf_writer *w, uint64_t uuid, tconv_str name, int has_ts,
                                      int64_t ts)
 {
-    pf_put_uint(&w->ev, PF_TE_TRACK_UUID, uuid);
+    pf_w_track_field(w, uuid);
     pf_put_uint(&w->ev, PF_TE_NAME_IID, pf_w_event_name(w, name));
     size_t m = pf_open(&w->ev, PF_TE_LEGACY);
     pf_put_uint(&w->ev, PF_LE_PHASE, PF_PHASE_METADATA);
     pf_close(&w->ev, m);
-    return pf_w_packet(w, has_ts, ts, PF_PKT_TRACK_EVENT);
+    return pf_w_packet(w, has_ts ? PF_TS_ONCE : PF_TS_NONE, ts, PF_PKT_TRACK_EVENT);
 }
 
 static tconv_status pf_w_identity(pf_writer *w, uint64_t uuid, const tconv_track *t)
@@ -89,7 +89,7 @@ static tconv_status pf_w_identity(pf_writer *w, uint64_t uuid, const tconv_track
 
 static tconv_status pf_w_descriptor(pf_writer *w)
 {
-    return pf_w_packet(w, 0, 0, PF_PKT_TRACK_DESCRIPTOR);
+    return pf_w_packet(w, PF_TS_NONE, 0, PF_PKT_TRACK_DESCRIPTOR);
 }
 
 static void pf_w_name_field(pf_writer *w, uint32_t field, tconv_str s)
@@ -310,6 +310,10 @@ tconv_status pf_w_metadata(pf_writer *w, const tconv_event *ev)
 {
     uint64_t uuid = pf_w_track(w, ev->track);
     if (!uuid) return TCONV_FATAL;
+    if (w->meta_default) {
+        w->meta_default = 0;
+        if (pf_w_default_track(w, uuid) != TCONV_OK) return TCONV_FATAL;
+    }
     if (ev->cat) pf_put_uint(&w->ev, PF_TE_CATEGORY_IIDS, pf_w_category(w, ev->cat));
     pf_w_args(w, ev->args, ev->nargs);
     /* The value and sub-key have no field of their own: an annotation says them, unless the

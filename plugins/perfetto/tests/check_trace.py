@@ -1,14 +1,18 @@
 """Checks a Perfetto trace with python3-protobuf and the project's proto, independently of the
 reader (run with Debian's /usr/bin/python3, which has python3-protobuf).
 
-usage: check_trace.py PROTO_DIR FILE            structure of a trace tconv wrote
-       check_trace.py PROTO_DIR FILE --counts   counts of what any trace holds, one per line
+usage: check_trace.py PROTO_DIR FILE [--times DUMP]   structure of a trace tconv wrote
+       check_trace.py PROTO_DIR FILE --counts         counts of what any trace holds, one per line
 
 Structure: `protoc --decode=tconv.perfetto.Trace` reads the file; the first packet clears the
 sequence's incremental state; every interned id a packet uses (event names, categories,
 annotation names and string values, callstacks, frames, functions, mappings, paths) was
 interned earlier on its sequence (or in the same packet); every track uuid an event or a
-descriptor refers to has a descriptor; slices begin and end in pairs on each track.
+descriptor refers to has a descriptor (explicit, or the sequence's default track); slices begin
+and end in pairs on each track. Times: each packet's time in the trace clock (BOOTTIME), computed
+here from the sequence's clock snapshots, default clock and incremental deltas; with --times,
+the (kind, time) of every slice begin and end, instant, flow point, counter and sample must be
+those of the reader's text dump of the same file (tconv -w text or text-ordered), as multisets.
 Counts: packets by payload; track events by type (flow points and metadata events, which tconv
 writes as instants and typeless events, apart); perf samples with a callstack."""
 import collections
@@ -20,6 +24,7 @@ import tempfile
 
 proto_dir, path = sys.argv[1], sys.argv[2]
 counts_mode = "--counts" in sys.argv[3:]
+times_dump = sys.argv[sys.argv.index("--times") + 1] if "--times" in sys.argv[3:] else None
 
 gen = tempfile.mkdtemp()
 subprocess.run(["protoc", "--proto_path=" + proto_dir, "--python_out=" + gen,
@@ -74,22 +79,66 @@ TABLES = ("event_names", "event_categories", "debug_annotation_names",
           "debug_annotation_string_values", "function_names", "mapping_paths", "frames",
           "mappings", "callstacks")
 state = {}  # sequence -> table -> set of iids
+defaults = {}  # sequence -> (default clock id, default track uuid)
+clocks = {}  # (sequence, clock id) -> [incremental, value now, BOOTTIME at the snapshot's value]
 tracks = {}
 depth = collections.Counter()
 referenced = []
+times = collections.Counter()  # (kind, time in BOOTTIME ns)
+BOOTTIME = 6
+
+
+def packet_time(i, p, seq):
+    """The packet's time in BOOTTIME, as Perfetto's clock rules give it: the packet's clock, else
+    the sequence's default, else the trace's; a sequence clock (64..127) through its latest
+    snapshot, its values deltas from the one before when the snapshot says it is incremental."""
+    clock = p.timestamp_clock_id or defaults.get(seq, (0, 0))[0] or BOOTTIME
+    if clock == BOOTTIME:
+        return p.timestamp
+    key = (seq, clock) if 64 <= clock < 128 else (0, clock)
+    if key not in clocks:
+        err(i, "timestamp on clock %d, which no snapshot of sequence %d sets" % (clock, seq))
+        return p.timestamp
+    c = clocks[key]
+    c[1] = c[1] + p.timestamp if c[0] else p.timestamp
+    return c[1] - c[3] + c[2]
+
+
 for i, p in enumerate(trace.packet):
     seq = p.trusted_packet_sequence_id
     if i == 0 and not (p.sequence_flags & 1):
         err(i, "the first packet does not clear the incremental state")
     if p.sequence_flags & 1 or seq not in state:
-        if seq in state and not p.sequence_flags & 1:
-            pass
         state[seq] = {t: set() for t in TABLES}
+        defaults[seq] = (0, 0)
     st = state[seq]
+    if p.HasField("trace_packet_defaults"):
+        d = p.trace_packet_defaults
+        defaults[seq] = (d.timestamp_clock_id, d.track_event_defaults.track_uuid)
     idata = p.interned_data
     for t in TABLES:
         for e in getattr(idata, t):
             st[t].add(e.iid)
+    if p.HasField("clock_snapshot"):
+        snap = {c.clock_id: c for c in p.clock_snapshot.clocks}
+        if BOOTTIME not in snap:
+            err(i, "a clock snapshot without BOOTTIME")
+            continue
+        for cid, c in snap.items():
+            if cid == BOOTTIME:
+                continue
+            key = (seq, cid) if 64 <= cid < 128 else (0, cid)
+            mult = c.unit_multiplier_ns or 1
+            # [incremental, value now, BOOTTIME at the snapshot, value at the snapshot]
+            clocks[key] = [c.is_incremental, c.timestamp * mult, snap[BOOTTIME].timestamp,
+                           c.timestamp * mult]
+        # Perfetto reads nothing else of a packet with a snapshot.
+        if p.HasField("track_event") or p.HasField("perf_sample"):
+            err(i, "a clock snapshot in the packet of an event (Perfetto would drop the event)")
+        continue
+    ts = packet_time(i, p, seq) if p.HasField("timestamp") else None
+    if ts is not None and ts >= 1 << 63:
+        ts -= 1 << 64
 
     def need(table, iid, what):
         if iid and iid not in st[table]:
@@ -111,8 +160,15 @@ for i, p in enumerate(trace.packet):
             referenced.append((i, td.parent_uuid, "parent"))
     if p.HasField("perf_sample"):
         need("callstacks", p.perf_sample.callstack_iid, "callstack")
+        times[("sample", ts)] += 1
     if p.HasField("track_event"):
         te = p.track_event
+        phase = te.legacy_event.phase if te.HasField("legacy_event") else 0
+        kind = {1: "begin", 2: "end", 4: "counter"}.get(te.type)
+        if te.type == 3:
+            kind = "flow" if phase in (ord("s"), ord("t"), ord("f")) else "instant"
+        if kind:
+            times[(kind, ts)] += 1
         need("event_names", te.name_iid, "event name")
         for c in te.category_iids:
             need("event_categories", c, "category")
@@ -125,21 +181,38 @@ for i, p in enumerate(trace.packet):
 
         for a in te.debug_annotations:
             annot(a)
-        if te.HasField("track_uuid"):
-            if te.track_uuid not in tracks:
-                err(i, "track %d has no descriptor before its first event" % te.track_uuid)
+        uuid = te.track_uuid if te.HasField("track_uuid") else defaults[seq][1]
+        if not uuid:
+            err(i, "a track event on no track (no track_uuid, no default)")
+        else:
+            if uuid not in tracks:
+                err(i, "track %d has no descriptor before its first event" % uuid)
             if te.type == 1:
-                depth[te.track_uuid] += 1
+                depth[uuid] += 1
             elif te.type == 2:
-                depth[te.track_uuid] -= 1
-                if depth[te.track_uuid] < 0:
-                    err(i, "a slice ends on track %d where none is open" % te.track_uuid)
+                depth[uuid] -= 1
+                if depth[uuid] < 0:
+                    err(i, "a slice ends on track %d where none is open" % uuid)
 for i, uuid, what in referenced:
     if uuid not in tracks:
         err(i, "%s track %d has no descriptor" % (what, uuid))
 for uuid, d in depth.items():
     if d:
         errors.append("track %d: %d slices never end" % (uuid, d))
+if times_dump:
+    got = collections.Counter()
+    names = {"begin": "begin", "end": "end", "instant": "instant", "counter": "counter",
+             "flow-start": "flow", "flow-step": "flow", "flow-end": "flow", "sample": "sample"}
+    for line in open(times_dump, encoding="utf-8", errors="replace"):
+        f = line.split(None, 2)
+        if len(f) >= 2 and f[0] in names:
+            got[(names[f[0]], int(f[1]))] += 1
+    if got != times:
+        missing = list((times - got).items())[:3]
+        extra = list((got - times).items())[:3]
+        errors.append("the reader's times differ from the trace's: %d events read, %d in the "
+                      "trace; in the trace only %s; read only %s"
+                      % (sum(got.values()), sum(times.values()), missing, extra))
 if errors:
     print("\n".join(errors))
     sys.exit(1)

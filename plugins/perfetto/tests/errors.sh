@@ -2,8 +2,8 @@
 # The perfetto reader on broken traces: a trace cut at any point, or with bytes changed, fails
 # with `file:offset: what` and exit 1, leaves no output, and never crashes; a trace cut between
 # two packets is a shorter trace. Also the in-tree round trips that need no corpus: every kind
-# of event (all-phases.json, flows, async spans, counters with units, nested JSON args), a
-# .pftrace.gz output, and stack samples.
+# of event (all-phases.json, flows, async spans, counters with units, nested JSON args), each
+# clock option, a .pftrace.gz output, and stack samples.
 # usage: errors.sh TCONV SOURCE_DIR
 set -uo pipefail
 TCONV=$1
@@ -61,6 +61,36 @@ if [ "$(head -c 2 "$TMP/k.pftrace.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] &&
 fi
 "$TCONV" -q -W gzip=false -o "$TMP/k2.pftrace.gz" "$in" && cmp -s "$TMP/k2.pftrace.gz" "$TMP/k.pftrace" && ok ||
     fail "-W gzip=false"
+
+# Each clock the writer offers reads back the same, and the times that check_trace.py computes
+# from the file's snapshots and deltas are the reader's; a dump with one time changed fails
+# that check (it can fail).
+PY=/usr/bin/python3
+if $PY -c 'import google.protobuf' 2>/dev/null && command -v protoc >/dev/null; then
+    for in in "$SRC/tests/data/gpu/kineto.json" "$SRC/tests/data/chrome/all-phases.json"; do
+        "$TCONV" -q -r chrome -w text-ordered -o "$TMP/a.txt" "$in"
+        python3 "$NORM" "$TMP/a.txt" "$TMP/a.n1"
+        python3 "$HERE/renumber_flows.py" "$TMP/a.n1" "$TMP/a.norm"
+        for clock in incremental sequence boottime; do
+            what="$(basename "$in") -W clock=$clock"
+            "$TCONV" -q -r chrome -W clock=$clock -o "$TMP/c.pftrace" "$in" &&
+                "$TCONV" -q -w text-ordered -o "$TMP/c.txt" "$TMP/c.pftrace" ||
+                { fail "$what: round trip"; continue; }
+            grep -v '^sample' "$TMP/c.txt" >"$TMP/c.ns"
+            python3 "$NORM" "$TMP/c.ns" "$TMP/c.n1"
+            python3 "$HERE/renumber_flows.py" "$TMP/c.n1" "$TMP/c.norm"
+            grep -v '^sample' "$TMP/a.norm" | cmp -s - "$TMP/c.norm" && ok ||
+                fail "$what: the round trip differs"
+            if $PY "$HERE/check_trace.py" "$SRC/proto" "$TMP/c.pftrace" --times "$TMP/c.txt" \
+                >"$TMP/chk" 2>&1; then ok; else fail "$what: $(head -c 300 "$TMP/chk")"; fi
+        done
+    done
+    awk '!done && $1 == "end" { $2 = $2 + 1; done = 1 } { print }' "$TMP/c.txt" >"$TMP/c.bad"
+    if ! $PY "$HERE/check_trace.py" "$SRC/proto" "$TMP/c.pftrace" --times "$TMP/c.bad" \
+        >"$TMP/chk" 2>&1 && grep -q "times differ" "$TMP/chk"; then ok; else
+        fail "check_trace.py --times passes a changed time"
+    fi
+fi
 
 # Stack samples: a perf capture's samples come back with their stacks.
 perf=$SRC/plugins/perf/tests/data/fields.perf

@@ -5,7 +5,8 @@
 # (plugins/chrome/tests/roundtrip_norm.py, then renumber_flows.py). Traces with stack samples
 # are compared by sample count (Perfetto's samples keep the stack, not the values). Every
 # written file is also checked by check_trace.py (protoc --decode against the project's proto,
-# no dangling interned ids or track uuids).
+# no dangling interned ids or track uuids, and each event's time as the file's clock snapshots
+# and incremental deltas give it, computed in python, equal to the reader's).
 # usage: roundtrip.sh TCONV CORPUS_DIR SOURCE_DIR    (exit 77 when the corpus is absent)
 set -euo pipefail
 TCONV=$1
@@ -42,7 +43,8 @@ while IFS= read -r -d '' f; do
         failed=$((failed + 1))
         continue
     fi
-    if [ $check = 1 ] && ! $PY "$HERE/check_trace.py" "$SRC/proto" "$TMP/out.pftrace" >"$TMP/chk" 2>&1; then
+    if [ $check = 1 ] && ! $PY "$HERE/check_trace.py" "$SRC/proto" "$TMP/out.pftrace" \
+        --times "$TMP/b.txt" >"$TMP/chk" 2>&1; then
         echo "FAIL: $f: the written trace does not check: $(head -c 400 "$TMP/chk")" >&2
         failed=$((failed + 1))
         continue
