@@ -38,6 +38,9 @@ void tconv_big_free(void *p, size_t cap, size_t size);
 enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
 int tconv_json_scan_use(int path);
 
+/* ---- bytes one process sends another (core/wire.h) ---- */
+typedef struct tconv_wire tconv_wire;
+
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
     struct tconv_arena_chunk *head;
@@ -322,6 +325,13 @@ void tconv_rec_finish(tconv_rec *rec, tconv_status st);
  * the reader returned, with its error moved to ctx, or TCONV_FATAL where a push of the replay
  * failed in the sink (the error is then the sink's, as a serial read would have ended there). */
 tconv_status tconv_rec_replay(tconv_rec *rec, tconv_ctx *ctx, tconv_sink *sink);
+/* The recording rec (finished, not replayed) appended to w: its status, the worker context's
+ * strings, tracks, warnings and error, its steps and its events with their args, frames and
+ * values (core/record_wire.c). */
+void tconv_rec_encode(const tconv_rec *rec, tconv_wire *w);
+/* The recording read back from w, with a context of its own in *wctx (the worker's tables as
+ * they were); NULL if w is malformed. */
+tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx);
 /* Moves the pending error (chain, hint, usage flag) of from to to. */
 void tconv_error_move(tconv_ctx *to, tconv_ctx *from);
 

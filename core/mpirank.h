@@ -116,4 +116,10 @@ static inline int tconv_mpi_scatterv(tconv_mpi *m, const void *in, const size_t 
 }
 #endif
 
+/* Each rank's n bytes of in, in rank order, into *out on root (malloc'd; NULL elsewhere), and
+ * what each rank gave in *counts (root; NULL elsewhere). 0, or -1 when the whole is beyond what
+ * the transport carries (core/collective.c). */
+int tconv_mpi_gather_bytes(tconv_mpi *m, const void *in, size_t n, int root, unsigned char **out,
+                           size_t **counts);
+
 #endif

@@ -1,69 +1,11 @@
-/* A recording as bytes, and back (core/wire.h). The receiving side rebuilds the worker's
- * context as far as the replay reads it (string and track tables, warnings, the error), so the
- * replay (core/record.c) cannot tell a recording that came over the wire from one made on a
- * thread of its own process. */
+/* A recording as bytes, and back, in the wire codec (core/wire.h). The receiving side rebuilds
+ * the worker's context as far as the replay reads it (string and track tables, warnings, the
+ * error), so the replay (core/record.c) cannot tell a recording that came over the wire from one
+ * made on a thread of its own process. */
 #include <string.h>
 
 #include "record_impl.h"
 #include "wire.h"
-
-void tconv_wire_put(tconv_wire *w, const void *p, size_t n)
-{
-    if (!n) return;
-    TCONV_GROW(w->p, w->cap, w->len + n);
-    memcpy(w->p + w->len, p, n);
-    w->len += n;
-}
-
-void tconv_wire_u64(tconv_wire *w, uint64_t v)
-{
-    tconv_wire_put(w, &v, sizeof(v));
-}
-
-void tconv_wire_bytes(tconv_wire *w, const char *s, size_t n)
-{
-    tconv_wire_u64(w, s ? (uint64_t)n : UINT64_MAX);
-    if (s) tconv_wire_put(w, s, n);
-}
-
-void tconv_wire_str(tconv_wire *w, const char *s)
-{
-    tconv_wire_bytes(w, s, s ? strlen(s) : 0);
-}
-
-void tconv_wire_get(tconv_wire *w, void *p, size_t n)
-{
-    if (w->bad || n > w->len - w->pos) {
-        w->bad = 1;
-        memset(p, 0, n);
-        return;
-    }
-    memcpy(p, w->p + w->pos, n);
-    w->pos += n;
-}
-
-uint64_t tconv_wire_get_u64(tconv_wire *w)
-{
-    uint64_t v;
-    tconv_wire_get(w, &v, sizeof(v));
-    return v;
-}
-
-char *tconv_wire_get_str(tconv_wire *w, size_t *n)
-{
-    uint64_t len = tconv_wire_get_u64(w);
-    if (n) *n = 0;
-    if (w->bad || len == UINT64_MAX) return NULL;
-    if (len > w->len - w->pos) {
-        w->bad = 1;
-        return NULL;
-    }
-    char *s = tconv_xmalloc((size_t)len + 1);
-    tconv_wire_get(w, s, (size_t)len);
-    s[len] = 0;
-    if (n) *n = (size_t)len;
-    return s;
-}
 
 /* An event's args, frames and values, in one block of the arena (core/record.c). */
 static size_t rec_payload_size(const rec_ev *e)
@@ -71,8 +13,6 @@ static size_t rec_payload_size(const rec_ev *e)
     return e->nargs * sizeof(tconv_arg) + e->nframes * sizeof(tconv_frame) +
            e->nvalues * sizeof(int64_t);
 }
-
-static size_t wire_count(tconv_wire *w, size_t each);
 
 void tconv_rec_encode(const tconv_rec *rec, tconv_wire *w)
 {
@@ -146,7 +86,7 @@ static tconv_partial *wire_get_partial(tconv_wire *w, uint64_t nev)
     tconv_wire_get(w, p, sizeof(*p));
     memset(&p->warnings, 0, sizeof(p->warnings));
     if (p->sums_at > nev) w->bad = 1;
-    size_t n = wire_count(w, 32);
+    size_t n = tconv_wire_get_count(w, 32);
     p->warnings.w = n ? tconv_xcalloc(n, sizeof(*p->warnings.w)) : NULL;
     p->warnings.n = p->warnings.cap = n;
     for (size_t i = 0; i < n; i++) {
@@ -162,29 +102,6 @@ static tconv_partial *wire_get_partial(tconv_wire *w, uint64_t nev)
     return p;
 }
 
-/* A count that the rest of the message could hold, at least `each` bytes per item. */
-static size_t wire_count(tconv_wire *w, size_t each)
-{
-    uint64_t n = tconv_wire_get_u64(w);
-    if (w->bad || n > (w->len - w->pos) / (each ? each : 1)) {
-        w->bad = 1;
-        return 0;
-    }
-    return (size_t)n;
-}
-
-static void *wire_dup(tconv_wire *w, tconv_arena *a, size_t n)
-{
-    if (!n) return NULL;
-    if (n > w->len - w->pos) {
-        w->bad = 1;
-        return NULL;
-    }
-    void *p = tconv_arena_dup(a, w->p + w->pos, n);
-    w->pos += n;
-    return p;
-}
-
 tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
 {
     tconv_ctx *c = tconv_ctx_new();
@@ -192,7 +109,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
     rec->next_hold = UINT64_MAX; /* never recorded into */
     rec->w = c;
     rec->status = (tconv_status)tconv_wire_get_u64(w);
-    size_t nstr = wire_count(w, 8);
+    size_t nstr = tconv_wire_get_count(w, 8);
     for (size_t i = 1; i < nstr && !w->bad; i++) {
         size_t len;
         char *s = tconv_wire_get_str(w, &len);
@@ -200,7 +117,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
         if (!s || tconv_string_intern(c, s, len) != i) w->bad = 1;
         free(s);
     }
-    size_t ntrack = wire_count(w, 16);
+    size_t ntrack = tconv_wire_get_count(w, 16);
     c->tracks.tracks = ntrack ? tconv_xcalloc(ntrack, sizeof(*c->tracks.tracks)) : NULL;
     c->tracks.n = c->tracks.cap = ntrack;
     for (size_t i = 0; i < ntrack; i++) {
@@ -208,7 +125,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
         c->tracks.tracks[i].tid = (tconv_str)tconv_wire_get_u64(w);
         if (c->tracks.tracks[i].pid >= nstr || c->tracks.tracks[i].tid >= nstr) w->bad = 1;
     }
-    size_t nwarn = wire_count(w, 16);
+    size_t nwarn = tconv_wire_get_count(w, 16);
     c->warnings = nwarn ? tconv_xcalloc(nwarn, sizeof(*c->warnings)) : NULL;
     c->nwarnings = c->capwarnings = nwarn;
     for (size_t i = 0; i < nwarn; i++) {
@@ -217,14 +134,14 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
         c->warnings[i].track_at = UINT32_MAX;
         if (!c->warnings[i].kind || !c->warnings[i].first) w->bad = 1;
     }
-    size_t nerr = wire_count(w, 8);
+    size_t nerr = tconv_wire_get_count(w, 8);
     c->errors = nerr ? tconv_xcalloc(nerr, sizeof(*c->errors)) : NULL;
     c->nerrors = nerr;
     for (size_t i = 0; i < nerr; i++)
         if (!(c->errors[i] = tconv_wire_get_str(w, NULL))) w->bad = 1;
     c->error_usage = (int)tconv_wire_get_u64(w);
     c->error_hint = tconv_wire_get_str(w, NULL);
-    size_t nops = wire_count(w, 32);
+    size_t nops = tconv_wire_get_count(w, 32);
     rec->ops = nops ? tconv_xcalloc(nops, sizeof(*rec->ops)) : NULL;
     rec->nops = rec->capops = nops;
     for (size_t i = 0; i < nops && !w->bad; i++) {
@@ -236,7 +153,7 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
         if (op->type == REC_STYPES) {
             tconv_stypes_saved *sv = tconv_xcalloc(1, sizeof(*sv));
             op->p = sv;
-            sv->n = wire_count(w, 16);
+            sv->n = tconv_wire_get_count(w, 16);
             sv->def = (size_t)tconv_wire_get_u64(w);
             sv->types = sv->n ? tconv_xcalloc(sv->n, sizeof(*sv->types)) : NULL;
             for (size_t k = 0; k < sv->n; k++) {
@@ -254,13 +171,13 @@ tconv_rec *tconv_rec_decode(tconv_wire *w, tconv_ctx **wctx)
             (i && op->at < rec->ops[i - 1].at) || op->type < REC_SYNC || op->type > REC_LANE)
             w->bad = 1;
     }
-    size_t nev = wire_count(w, sizeof(rec_ev));
+    size_t nev = tconv_wire_get_count(w, sizeof(rec_ev));
     tconv_rec_ev_reserve(rec, nev);
     rec->nev = nev;
     for (size_t i = 0; i < nev && !w->bad; i++) {
         rec_ev *e = &rec->ev[i];
         tconv_wire_get(w, e, sizeof(*e));
-        e->payload = wire_dup(w, &rec->data, rec_payload_size(e));
+        e->payload = tconv_wire_get_dup(w, &rec->data, rec_payload_size(e));
     }
     if (nops && rec->ops[nops - 1].at > nev) w->bad = 1;
     rec->part = wire_get_partial(w, nev);

@@ -851,16 +851,9 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
     if (st != TCONV_OK && cs->fail_pos == UINT64_MAX) cs->fail_pos = 0;
     tconv_wire w = {0};
     run_coll_encode(r, cs, *usage, &w);
-    uint64_t len = w.len, *lens = me == 0 ? tconv_xcalloc((size_t)size, sizeof(*lens)) : NULL;
-    size_t *eight = tconv_xcalloc((size_t)size, sizeof(*eight)), total = 0;
-    for (int q = 0; q < size; q++)
-        eight[q] = sizeof(uint64_t);
-    tconv_mpi_gatherv(m, &len, sizeof(len), lens, eight, 0);
-    size_t *counts = tconv_xcalloc((size_t)size, sizeof(*counts));
-    for (int q = 0; me == 0 && q < size; q++)
-        total += counts[q] = (size_t)lens[q];
-    unsigned char *all = me == 0 ? tconv_xmalloc(total ? total : 1) : NULL;
-    tconv_mpi_gatherv(m, w.p, w.len, all, counts, 0);
+    unsigned char *all;
+    size_t *counts;
+    tconv_mpi_gather_bytes(m, w.p, w.len, 0, &all, &counts);
     free(w.p);
     int32_t word[2] = {st != TCONV_OK, *usage};
     uint32_t *globals = NULL;
@@ -949,8 +942,6 @@ static tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_statu
     free(globals);
     free(gcounts);
     free(all);
-    free(lens);
-    free(eight);
     free(counts);
     *usage = word[1];
     return word[0] ? TCONV_FATAL : TCONV_OK;
