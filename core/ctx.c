@@ -20,7 +20,6 @@ tconv_ctx *tconv_ctx_new(void)
 {
     tconv_ctx *ctx = tconv_xcalloc(1, sizeof(*ctx));
     tconv_strtab_init(&ctx->strings);
-    ctx->selection.input = -1;
     return ctx;
 }
 
@@ -49,7 +48,6 @@ void tconv_ctx_free(tconv_ctx *ctx)
     ctx_free_stypes(ctx);
     free(ctx->launch_tol);
     free(ctx->str_class);
-    tconv_selection_free(&ctx->selection);
     free(ctx->inputinfo);
     free(ctx->input_name);
     free(ctx);
@@ -124,7 +122,7 @@ TCONV_API int tconv_sampletypes_set(tconv_ctx *ctx, size_t n, const tconv_sample
     ctx->nstypes = n;
     ctx->stype_default = default_index;
     ctx->stypes_input = ctx->input;
-    if (ctx->rec) tconv_rec_sampletypes(ctx->rec);
+    if (ctx->obs) ctx->obs->sampletypes(ctx->obs_user);
     return 0;
 }
 
@@ -164,6 +162,29 @@ TCONV_API const tconv_sample_type *tconv_sampletypes_get(const tconv_ctx *ctx, s
     if (n) *n = ctx->nstypes;
     if (default_index) *default_index = ctx->stype_default;
     return ctx->stypes;
+}
+
+void tconv_ctx_observe(tconv_ctx *ctx, const tconv_ctx_observer *obs, void *user)
+{
+    ctx->obs = obs;
+    ctx->obs_user = user;
+}
+
+/* What a writer asks of the run (GPU attribution) and what an input says of itself (launch
+ * stacks) are the context's: the stages read them (core/gpu.c). */
+TCONV_API void tconv_gpu_attribute(tconv_ctx *ctx)
+{
+    ctx->gpu_attribute = 1;
+}
+
+TCONV_API void tconv_launchstacks_declare(tconv_ctx *ctx, int64_t tolerance_ns)
+{
+    size_t old = ctx->nlaunch_tol;
+    TCONV_GROW(ctx->launch_tol, ctx->nlaunch_tol, (size_t)ctx->input + 1);
+    for (size_t i = old; i < ctx->nlaunch_tol; i++)
+        ctx->launch_tol[i] = -1;
+    ctx->launch_tol[ctx->input] = tolerance_ns < 0 ? 0 : tolerance_ns;
+    if (ctx->obs) ctx->obs->launchstacks(ctx->obs_user, tolerance_ns);
 }
 
 int tconv_ctx_interrupted(tconv_ctx *ctx)

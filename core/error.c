@@ -133,7 +133,7 @@ static int warning_seen(tconv_ctx *ctx, const char *kind)
     for (size_t i = ctx->nwarnings; i-- > 0;) {
         if (strcmp(ctx->warnings[i].kind, kind) == 0) {
             ctx->warnings[i].count++;
-            if (ctx->rec) tconv_rec_warning(ctx->rec, i);
+            if (ctx->obs) ctx->obs->warning(ctx->obs_user, i);
             return 1;
         }
     }
@@ -149,7 +149,7 @@ static tconv_warning *warning_first(tconv_ctx *ctx, const char *kind, char *firs
     w->kind = tconv_xstrdup(kind);
     w->count = 1;
     w->track_at = UINT32_MAX;
-    if (ctx->rec) tconv_rec_warning(ctx->rec, ctx->nwarnings - 1);
+    if (ctx->obs) ctx->obs->warning(ctx->obs_user, ctx->nwarnings - 1);
     return w;
 }
 

@@ -117,22 +117,7 @@ struct tconv_gpu {
     uint64_t nseen, nemitted; /* GPU activities, and those attributed */
 };
 
-/* ---- the public calls ------------------------------------------------------------------- */
-
-TCONV_API void tconv_gpu_attribute(tconv_ctx *ctx)
-{
-    ctx->gpu_attribute = 1;
-}
-
-TCONV_API void tconv_launchstacks_declare(tconv_ctx *ctx, int64_t tolerance_ns)
-{
-    size_t old = ctx->nlaunch_tol;
-    TCONV_GROW(ctx->launch_tol, ctx->nlaunch_tol, (size_t)ctx->input + 1);
-    for (size_t i = old; i < ctx->nlaunch_tol; i++)
-        ctx->launch_tol[i] = -1;
-    ctx->launch_tol[ctx->input] = tolerance_ns < 0 ? 0 : tolerance_ns;
-    if (ctx->rec) tconv_rec_launchstacks(ctx->rec, tolerance_ns);
-}
+/* ---- what the inputs declared (tconv_launchstacks_declare, core/ctx.c) ------------------- */
 
 static int64_t gpu_tolerance(const tconv_ctx *ctx, uint32_t input)
 {

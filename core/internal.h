@@ -199,10 +199,25 @@ struct tconv_ctx {
      * slot holds id 0 (""), which sets nothing. */
     tconv_str info_other[8];
 
-    /* A worker's context (tconv -j): what the reader does to it is also recorded here, to be
-     * done again to the run's context in input order (core/record.c). NULL: the run's own. */
-    struct tconv_rec *rec;
+    /* Told of what a reader does to the context besides pushing events (tconv_ctx_observe);
+     * NULL: no one. */
+    const struct tconv_ctx_observer *obs;
+    void *obs_user;
 };
+
+/* What an observer of a context is told: the changes a reader makes to it besides its events
+ * and its strings and tracks (which an observer finds in the tables), each as it is made. A
+ * worker's recording (core/record.c) observes the worker's context, to make the same changes to
+ * the run's context later, in input order. The context knows nothing of who observes it. */
+typedef struct tconv_ctx_observer {
+    void (*warning)(void *user, size_t kind_index); /* made or counted: ctx->warnings[kind_index] */
+    void (*track_kind)(void *user, uint32_t track, uint32_t kind);
+    void (*sampletypes)(void *user); /* set: ctx->stypes */
+    void (*launchstacks)(void *user, int64_t tolerance_ns);
+    void (*lane)(void *user, uint32_t track, unsigned n); /* tconv_track_lane(track, n) */
+} tconv_ctx_observer;
+/* Installs obs (NULL: none), called with user; notices go to their own hook (ctx->notice). */
+void tconv_ctx_observe(tconv_ctx *ctx, const tconv_ctx_observer *obs, void *user);
 
 tconv_ctx *tconv_ctx_new(void);
 void tconv_ctx_free(tconv_ctx *ctx);
@@ -306,14 +321,10 @@ void tconv_rec_budget(tconv_rec *rec, tconv_jobs *jobs, size_t k, uint64_t step)
 /* Bytes reported so far; and whether the jobs had the recording given up (the push failed). */
 uint64_t tconv_rec_held(const tconv_rec *rec);
 int tconv_rec_given_up(const tconv_rec *rec);
-/* Hooks of the worker's context, called by the core where the reader changes it. */
-/* Returns -1 when the recording must be given up (tconv_rec_budget). */
+/* A checked event of the worker's: -1 when the recording must be given up (tconv_rec_budget).
+ * The rest the reader does to the worker's context, the recording observes
+ * (tconv_ctx_observe). */
 int tconv_rec_event(tconv_rec *rec, const tconv_event *e);
-void tconv_rec_warning(tconv_rec *rec, size_t kind_index);
-void tconv_rec_track_kind(tconv_rec *rec, uint32_t track, uint32_t kind);
-void tconv_rec_sampletypes(tconv_rec *rec);
-void tconv_rec_launchstacks(tconv_rec *rec, int64_t tolerance_ns);
-void tconv_rec_lane(tconv_rec *rec, uint32_t track, unsigned n);
 /* While on, warnings and sample types are not recorded (a partial result's flush: it keeps its
  * warnings apart, and sets the types back). */
 void tconv_rec_mute(tconv_rec *rec, int on);

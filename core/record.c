@@ -44,6 +44,21 @@ static void rec_notice(void *user, tconv_notice_level level, const char *text)
     op->p = tconv_xstrdup(text);
 }
 
+static void rec_warning(void *user, size_t kind_index);
+static void rec_track_kind(void *user, uint32_t track, uint32_t kind);
+static void rec_sampletypes(void *user);
+static void rec_launchstacks(void *user, int64_t tolerance_ns);
+static void rec_lane(void *user, uint32_t track, unsigned n);
+
+/* What the recording is told of the worker's context. */
+static const tconv_ctx_observer rec_observer = {
+    .warning = rec_warning,
+    .track_kind = rec_track_kind,
+    .sampletypes = rec_sampletypes,
+    .launchstacks = rec_launchstacks,
+    .lane = rec_lane,
+};
+
 tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf)
 {
     tconv_rec *rec = tconv_xcalloc(1, sizeof(*rec));
@@ -55,7 +70,7 @@ tconv_rec *tconv_rec_new(tconv_ctx *wctx, tconv_rec_buf buf)
     rec->w = wctx;
     rec->nstr = tconv_string_count(wctx);
     rec->ntrack = tconv_track_count(wctx);
-    wctx->rec = rec;
+    tconv_ctx_observe(wctx, &rec_observer, rec);
     wctx->notice = rec_notice;
     wctx->notice_user = rec;
     return rec;
@@ -181,23 +196,26 @@ int tconv_rec_event(tconv_rec *rec, const tconv_event *e)
     return rec_grown(rec) >= rec->next_hold ? rec_hold(rec) : 0;
 }
 
-void tconv_rec_warning(tconv_rec *rec, size_t kind_index)
+static void rec_warning(void *user, size_t kind_index)
 {
+    tconv_rec *rec = user;
     if (rec->mute) return;
     rec_sync(rec);
     rec_op_add(rec, REC_WARNING)->a = (uint32_t)kind_index;
 }
 
-void tconv_rec_track_kind(tconv_rec *rec, uint32_t track, uint32_t kind)
+static void rec_track_kind(void *user, uint32_t track, uint32_t kind)
 {
+    tconv_rec *rec = user;
     rec_sync(rec);
     rec_op *op = rec_op_add(rec, REC_KIND);
     op->a = track;
     op->b = kind;
 }
 
-void tconv_rec_sampletypes(tconv_rec *rec)
+static void rec_sampletypes(void *user)
 {
+    tconv_rec *rec = user;
     if (rec->mute) return;
     rec_sync(rec);
     tconv_stypes_saved *sv = tconv_xcalloc(1, sizeof(*sv));
@@ -207,8 +225,9 @@ void tconv_rec_sampletypes(tconv_rec *rec)
 
 /* After the lane's strings and track exist: the replay maps them, then makes the lane again,
  * which finds that track and gives it its base's kind and names. */
-void tconv_rec_lane(tconv_rec *rec, uint32_t track, unsigned n)
+static void rec_lane(void *user, uint32_t track, unsigned n)
 {
+    tconv_rec *rec = user;
     rec_sync(rec);
     rec_op *op = rec_op_add(rec, REC_LANE);
     op->a = track;
@@ -243,8 +262,9 @@ void tconv_partial_free(tconv_partial *p)
     free(p);
 }
 
-void tconv_rec_launchstacks(tconv_rec *rec, int64_t tolerance_ns)
+static void rec_launchstacks(void *user, int64_t tolerance_ns)
 {
+    tconv_rec *rec = user;
     rec_sync(rec);
     rec_op_add(rec, REC_LAUNCH)->b = tolerance_ns;
 }

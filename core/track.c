@@ -189,7 +189,7 @@ TCONV_API void tconv_track_set_kind(tconv_ctx *ctx, uint32_t track, tconv_track_
 {
     if (track >= ctx->tracks.n) return;
     ctx->tracks.tracks[track].kind = kind;
-    if (ctx->rec) tconv_rec_track_kind(ctx->rec, track, kind);
+    if (ctx->obs) ctx->obs->track_kind(ctx->obs_user, track, kind);
 }
 
 TCONV_API const char *tconv_track_label(const tconv_ctx *ctx, uint32_t track, char *buf, size_t cap)
@@ -274,6 +274,6 @@ uint32_t tconv_track_lane(tconv_ctx *ctx, uint32_t track, unsigned n)
         k->thread_name = tconv_string_intern_cstr(ctx, buf);
     }
     free(buf);
-    if (ctx->rec) tconv_rec_lane(ctx->rec, track, n);
+    if (ctx->obs) ctx->obs->lane(ctx->obs_user, track, n);
     return lane;
 }

@@ -50,7 +50,7 @@ static tconv_rec *wire_sample(tconv_ctx **wctx)
     s.nframes = 2;
     s.values = values;
     s.nvalues = 2;
-    tconv_rec_lane(rec, e.track, 1);
+    w->obs->lane(w->obs_user, e.track, 1); /* the step alone, as tconv_track_lane records it */
     tconv_rec_event(rec, &s);
     S(w, "made after the last event");
     tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
