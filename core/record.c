@@ -255,13 +255,6 @@ void tconv_rec_set_partial(tconv_rec *rec, tconv_partial *p)
     rec->part = p;
 }
 
-void tconv_partial_free(tconv_partial *p)
-{
-    if (!p) return;
-    tconv_warnings_free(&p->warnings);
-    free(p);
-}
-
 static void rec_launchstacks(void *user, int64_t tolerance_ns)
 {
     tconv_rec *rec = user;

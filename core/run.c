@@ -32,10 +32,9 @@ struct tconv_run {
     uint32_t tried;         /* inputs opened to be read: read, failed, of unknown format */
     unsigned char *read_ok; /* per input index: read to its end without failing */
     size_t nread_ok;
-    tconv_mpi *mpi; /* one of the processes of an MPI run, or NULL */
-    int coll_on;    /* the writer runs on every rank (run_collective) */
-    tconv_collective coll;
-    int partial; /* workers and ranks send partial results (tconv_partial_possible) */
+    tconv_mpi *mpi;        /* one of the processes of an MPI run, or NULL */
+    tconv_plan plan;       /* what the run needs (core/plan.c) */
+    tconv_collective coll; /* the writers' service, under the plan's collective writing */
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -74,6 +73,7 @@ TCONV_API tconv_run *tconv_run_new(tconv_host *h, const tconv_run_opts *opts)
     r->o.writer_options = run_keep_list(r, r->o.writer_options, r->o.nwriter_options);
     atomic_init(&r->interrupt, 0);
     r->ctx = tconv_ctx_new();
+    tconv_plan_init(&r->plan);
     tconv_ctx_set_verbosity(r->ctx, r->o.verbosity);
     r->ctx->all_spans = r->o.all_spans;
     r->ctx->notice = h->hooks.notice;
@@ -87,6 +87,7 @@ TCONV_API void tconv_run_free(tconv_run *r)
 {
     if (!r) return;
     tconv_options_free(&r->wopts);
+    tconv_plan_free(&r->plan);
     tconv_ctx_free(r->ctx);
     free(r->read_ok);
     for (size_t i = 0; i < r->nowned; i++)
@@ -196,33 +197,15 @@ static int run_check(tconv_run *r)
         tconv_error_usage(ctx, "writer %s: %s", r->wc->name, err);
         return -1;
     }
-    if (tconv_selection_parse(&ctx->selection, r->o.window, r->o.steps, r->o.step_name, err,
-                              sizeof(err)) < 0) {
+    tconv_selection *sel = &r->plan.sel;
+    if (tconv_selection_parse(sel, r->o.window, r->o.steps, r->o.step_name, err, sizeof(err)) < 0) {
         tconv_error_usage(ctx, "%s", err);
         return -1;
     }
-    if (r->o.only_input) ctx->selection.input = r->o.input;
-    ctx->selection.by_rank = r->o.only_rank != 0;
-    int buffers = (r->wc->flags & TCONV_WRITER_ORDERED) ||
-                  ((r->wc->accepts & TCONV_KIND_BIT(TCONV_EV_SAMPLE)) &&
-                   !(r->wc->accepts & TCONV_KINDS_SPANS));
-    if ((r->o.window || r->o.steps) && !buffers) {
-        tconv_error_usage(ctx,
-                          "the %s writer streams events as they are read, so --window and "
-                          "--steps cannot apply to it; use text-ordered, csv or another writer "
-                          "that orders the trace",
-                          r->wc->name);
-        return -1;
-    }
-    /* An input may say its rank after its events: only a writer that holds them can wait. */
-    if (r->o.only_rank && !buffers) {
-        tconv_error_usage(ctx,
-                          "the %s writer streams events as they are read, before an input's "
-                          "rank may be known, so --rank cannot apply to it; use text-ordered, "
-                          "or --input N to select by position",
-                          r->wc->name);
-        return -1;
-    }
+    if (r->o.only_input) sel->input = r->o.input;
+    sel->by_rank = r->o.only_rank != 0;
+    tconv_plan_set_writer(&r->plan, r->wc);
+    if (tconv_plan_check(&r->plan, ctx) < 0) return -1;
     if ((r->wc->flags & TCONV_WRITER_DIRECTORY) && (!r->o.output || !strcmp(r->o.output, "-"))) {
         tconv_error_usage(ctx, "the %s writer writes a directory: give it with -o DIR",
                           r->wc->name);
@@ -522,17 +505,18 @@ static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_i
     run_misread_note(r, j->in, rc, &j->mis);
     j->rec = tconv_rec_new(j->ctx, run_spare_take(p));
     if (jobs) tconv_rec_budget(j->rec, jobs, k, p->step);
-    tconv_sink *sink = r->partial ? tconv_sink_new_partial(j->ctx, r->wc, j->rec, abandon)
-                                  : tconv_sink_new_recording(j->ctx, j->rec, abandon);
+    int partial = r->plan.partial;
+    tconv_sink *sink = partial ? tconv_sink_new_partial(j->ctx, &r->plan, r->wc, j->rec, abandon)
+                               : tconv_sink_new_recording(j->ctx, j->rec, abandon);
     tconv_status st = rc->read(j->ctx, j->in, &ro, sink);
     /* A partial result only of a read that went well and stayed plain: anything else, the main
      * thread reads in line and says as a serial run would. */
-    tconv_partial *part = r->partial && st == TCONV_OK ? tconv_sink_partial_end(sink) : NULL;
+    tconv_partial *part = partial && st == TCONV_OK ? tconv_sink_partial_end(sink) : NULL;
     tconv_sink_free(sink);
     tconv_options_free(&ro);
     if (part) tconv_rec_set_partial(j->rec, part);
     /* given up under the budget, or no partial result: the main thread reads it at its turn */
-    if (tconv_rec_given_up(j->rec) || (r->partial && !part)) goto direct;
+    if (tconv_rec_given_up(j->rec) || (partial && !part)) goto direct;
     tconv_rec_finish(j->rec, st);
     j->rc = rc;
     j->direct = 0;
@@ -630,28 +614,10 @@ static run_job *run_mpi_take(run_par *p, size_t k)
     return j;
 }
 
-/* What the writer wants of the readers (asked once, before open(), so that a writer's
- * declaration and its ABI 1.0 calls in open() add up), and whether workers and ranks send
- * partial results (internal.h). Both from the command alone: every rank decides alike.
- * --keep-going holds each input's events until it is read (a failed one leaves nothing), which
- * the stages on the worker cannot undo. */
-static void run_apply_needs(tconv_run *r)
-{
-    uint32_t (*needs)(const tconv_options *) = TCONV_CLASS_GET(r->wc, needs);
-    uint32_t n = needs ? needs(&r->wopts) : TCONV_NEED_ARGS;
-    if (needs) {
-        if (!(n & TCONV_NEED_ARGS)) tconv_args_ignore(r->ctx);
-        if (n & TCONV_NEED_GPU_ATTRIBUTION) tconv_gpu_attribute(r->ctx);
-        if (n & TCONV_NEED_CORR) r->ctx->need_corr = 1;
-    }
-    r->partial = !r->o.keep_going && tconv_partial_possible(r->ctx, r->wc, n);
-}
-
 /* A rank but 0: reads the inputs rank 0 gives it into recordings and sends them, in input
  * order, until all are sent or rank 0 needs no more. It opens no output. */
 static tconv_outcome run_mpi_serve(tconv_run *r)
 {
-    run_apply_needs(r); /* as rank 0's run_convert does */
     tconv_input_list inputs = {0};
     tconv_mpi_plan(r->mpi, &inputs);
     run_par par = {.r = r, .inputs = &inputs};
@@ -678,17 +644,6 @@ static tconv_outcome run_mpi_serve(tconv_run *r)
 /* ---- MPI: a writer on every rank (TCONV_WRITER_COLLECTIVE) ------------------------------- */
 
 static tconv_status run_read_checks(tconv_run *r, tconv_status st);
-
-/* Every rank runs the whole pipeline on its own inputs, and the writers combine their parts at
- * finish (collective.h). Not for what needs the whole run before the stages start or prints
- * as it goes: --window, --steps and --rank (resolved over every input), --keep-going (each
- * failed input's message goes out in its place). Those runs replay on rank 0, as other
- * writers' do. The decision depends on the command only: every rank makes the same. */
-static int run_collective(const tconv_run *r)
-{
-    return r->mpi && (r->wc->flags & TCONV_WRITER_COLLECTIVE) && !r->o.window && !r->o.steps &&
-           !r->o.step_name && !r->o.only_rank && !r->o.keep_going;
-}
 
 static void run_bcast_wire(tconv_mpi *m, tconv_wire *w)
 {
@@ -1078,17 +1033,17 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in
     }
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
-    if (r->coll_on) {
+    if (r->plan.collective) {
         cs.check = tconv_sink_inputcheck(sink);
         tconv_inputcheck_log_start(cs.check);
     }
     int me = r->mpi ? tconv_mpi_rank(r->mpi) : 0;
     for (size_t i = 0; i < inputs.n && st == TCONV_OK; i++) {
         /* A writer on every rank: each reads its own inputs in line, and no others. */
-        if (r->coll_on && tconv_mpi_owner(r->mpi, i) != me) continue;
-        run_job *job = jobs                    ? tconv_jobs_take(jobs, i)
-                       : r->mpi && !r->coll_on ? run_mpi_take(&par, i)
-                                               : NULL;
+        if (r->plan.collective && tconv_mpi_owner(r->mpi, i) != me) continue;
+        run_job *job = jobs                            ? tconv_jobs_take(jobs, i)
+                       : r->mpi && !r->plan.collective ? run_mpi_take(&par, i)
+                                                       : NULL;
         uint32_t before = r->stats.inputs;
         run_job_unpartial(job, sink);
         st = run_item(r, sink, &inputs.items[i], job, usage);
@@ -1096,9 +1051,9 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in
         /* Lanes, and the stack writers' samples of the input's spans while the threads read on:
          * a failure there is the finish's (under per-rank writing, a failed read: the ranks agree
          * on it below, and none goes on to the finish). */
-        if (st == TCONV_OK && (st = tconv_sink_input_done(sink)) != TCONV_OK && !r->coll_on)
+        if (st == TCONV_OK && (st = tconv_sink_input_done(sink)) != TCONV_OK && !r->plan.collective)
             *in_finish = 1;
-        if (r->coll_on && r->stats.inputs > before) {
+        if (r->plan.collective && r->stats.inputs > before) {
             TCONV_GROW(cs.pos, cs.npos, (size_t)before + 1);
             cs.pos[before] = (uint32_t)i;
             if (st == TCONV_OK) tconv_inputcheck_input_end(cs.check, r->ctx, before);
@@ -1111,10 +1066,10 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in
     for (size_t i = 0; i < par.nspare; i++)
         tconv_rec_buf_free(par.spare[i]);
     pthread_mutex_destroy(&par.mu);
-    if (r->coll_on) st = run_coll_agree(r, &cs, st, usage, 0);
+    if (r->plan.collective) st = run_coll_agree(r, &cs, st, usage, 0);
     free(cs.pos);
     tconv_inputs_free(&inputs);
-    return r->coll_on ? st : run_read_checks(r, st);
+    return r->plan.collective ? st : run_read_checks(r, st);
 }
 
 /* After reading: nothing read is a failure too. */
@@ -1137,16 +1092,18 @@ static tconv_outcome run_convert(tconv_run *r)
 {
     tconv_ctx *ctx = r->ctx;
     const tconv_writer_class *wc = r->wc;
-    r->coll_on = run_collective(r);
-    if (r->mpi && tconv_mpi_rank(r->mpi) != 0 && !r->coll_on) return run_mpi_serve(r);
+    /* What the writer wants of the readers, asked once, before open(), so that a writer's
+     * declaration and its ABI 1.0 calls in open() add up; every rank decides alike. */
+    tconv_plan_needs(&r->plan, ctx, &r->wopts, r->o.keep_going, r->mpi != NULL);
+    if (r->mpi && tconv_mpi_rank(r->mpi) != 0 && !r->plan.collective) return run_mpi_serve(r);
     tconv_output_opts oo = {(wc->flags & TCONV_WRITER_DIRECTORY) ? TCONV_OUT_DIR : TCONV_OUT_STREAM,
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     /* An output that is an input would replace it: refused before anything is read or written. */
     int refused = (!r->mpi || tconv_mpi_rank(r->mpi) == 0) &&
                   tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0;
-    if (refused && !r->coll_on) return TCONV_USAGE;
+    if (refused && !r->plan.collective) return TCONV_USAGE;
     tconv_output *out = NULL;
-    if (r->coll_on) {
+    if (r->plan.collective) {
         tconv_note(ctx, "every rank runs the %s writer on its own inputs", wc->name);
         out = refused ? NULL : run_coll_output(r, &oo);
         if (refused) run_bcast_wire_none(r->mpi);
@@ -1155,7 +1112,7 @@ static tconv_outcome run_convert(tconv_run *r)
         r->coll.mpi = r->mpi;
         ctx->coll = &r->coll;
     } else {
-        if (r->mpi && (wc->flags & TCONV_WRITER_COLLECTIVE))
+        if (r->mpi && (r->plan.sched & TCONV_WRITER_COLLECTIVE))
             tconv_note(ctx,
                        "the %s writer runs on rank 0 alone: --window, --steps, --rank and "
                        "--keep-going need the whole run",
@@ -1163,7 +1120,6 @@ static tconv_outcome run_convert(tconv_run *r)
         out = tconv_output_open(ctx, r->o.output, &oo);
     }
     if (!out) return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
-    run_apply_needs(r);
     void *ws = NULL;
     tconv_status st = wc->open(ctx, out, &r->wopts, &ws);
     if (st != TCONV_OK) {
@@ -1172,12 +1128,13 @@ static tconv_outcome run_convert(tconv_run *r)
         tconv_output_close(out);
         return tconv_error_is_usage(ctx) ? TCONV_USAGE : TCONV_FAILED;
     }
-    tconv_sink *sink = tconv_sink_new(ctx, wc, ws);
+    tconv_plan_opened(&r->plan, ctx);
+    tconv_sink *sink = tconv_sink_new(ctx, &r->plan, wc, ws);
     tconv_sink_set_progress(sink, run_tick, r);
     int usage = 0, in_finish = 0;
     st = run_read(r, sink, &usage, &in_finish);
     if (st == TCONV_OK && r->o.only_rank &&
-        tconv_selection_keep_rank(ctx, &ctx->selection, r->o.rank, r->read_ok, r->nread_ok) < 0) {
+        tconv_selection_keep_rank(ctx, &r->plan.sel, r->o.rank, r->read_ok, r->nread_ok) < 0) {
         usage = tconv_error_is_usage(ctx);
         st = TCONV_FATAL;
     }
@@ -1194,7 +1151,7 @@ static tconv_outcome run_convert(tconv_run *r)
             usage = 1;
         else if (st != TCONV_OK && !tconv_ctx_interrupted(ctx))
             tconv_error_wrap(ctx, "writing '%s' failed", tconv_output_name(out));
-        if (r->coll_on) {
+        if (r->plan.collective) {
             run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
             st = run_coll_agree(r, &cs, st, &usage, 1);
         }
@@ -1205,7 +1162,7 @@ static tconv_outcome run_convert(tconv_run *r)
     ctx->coll = NULL;
     free(r->coll.global_input);
     r->coll.global_input = NULL;
-    if (r->coll_on && tconv_mpi_rank(r->mpi) != 0) {
+    if (r->plan.collective && tconv_mpi_rank(r->mpi) != 0) {
         tconv_output_close(out); /* rank 0's to commit or remove */
         return TCONV_DONE;
     }

@@ -54,11 +54,11 @@ static tconv_rec *wire_sample(tconv_ctx **wctx)
     tconv_rec_event(rec, &s);
     S(w, "made after the last event");
     tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
-    p->nseq = 7;
-    p->accepted = 6;
+    p->n.seq = 7;
+    p->n.accepted = 6;
     p->not_work[1] = 3;
-    p->dropped[TCONV_EV_COUNTER] = 2;
-    p->have_spans = p->have_bounds = 1;
+    p->n.dropped[TCONV_EV_COUNTER] = 2;
+    p->n.have_spans = p->have_bounds = 1;
     p->first_ns = -5;
     p->last_ns = 1250;
     p->sums_at = 1;
@@ -113,9 +113,9 @@ static void round_trip(void **state)
     assert_string_equal(tconv_error_hint_get(w2), "give the whole file");
     const tconv_partial *p = tconv_rec_partial(rec2);
     assert_non_null(p);
-    assert_int_equal(p->nseq, 7);
+    assert_int_equal(p->n.seq, 7);
     assert_int_equal(p->not_work[1], 3);
-    assert_int_equal(p->dropped[TCONV_EV_COUNTER], 2);
+    assert_int_equal(p->n.dropped[TCONV_EV_COUNTER], 2);
     assert_int_equal(p->first_ns, -5);
     assert_int_equal(p->sums_at, 1);
     assert_int_equal(p->warnings.n, 1);
