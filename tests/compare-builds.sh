@@ -19,26 +19,28 @@
 set -uo pipefail
 
 usage() {
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
-[ $# -ge 2 ] || usage
-OLD=$(realpath "$1")
-NEW=$(realpath "$2")
-shift 2
 WRITERS=""
 PAR=2
 KEEP=0
+ARGS=()
 while [ $# -gt 0 ]; do
     case $1 in
     -w) WRITERS=$2; shift 2 ;;
     -P) PAR=$2; shift 2 ;;
     -k) KEEP=1; shift ;;
     -h | --help) usage ;;
-    *) break ;;
+    *) ARGS+=("$1"); shift ;;
     esac
 done
+set -- "${ARGS[@]}"
+[ $# -ge 2 ] || usage
+OLD=$(realpath "$1")
+NEW=$(realpath "$2")
+shift 2
 [ -x "$OLD" ] && [ -x "$NEW" ] || { echo "compare-builds: not executables: $OLD $NEW" >&2; exit 2; }
 unset TCONV_PLUGIN_PATH TCONV_FLUSH_AT_END TCONV_DEBUG
 
