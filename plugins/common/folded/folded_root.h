@@ -1,6 +1,6 @@
 /* The thread root frame that -W root adds on top of every stack, named as stackcollapse-perf.pl
- * names it. The flamegraph writer compiles this file too, so that a flame graph and the folded
- * lines of the same input and option carry the same root frames. */
+ * names it. The folded and flamegraph writers both link it (plugins/common), so that a flame
+ * graph and the folded lines of the same input and option carry the same root frames. */
 #ifndef FOLDED_ROOT_H
 #define FOLDED_ROOT_H
 
