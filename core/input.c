@@ -471,3 +471,9 @@ tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32
     in->name = tconv_xstrdup(name);
     return in;
 }
+
+void tconv_input_set_name(tconv_input *in, const char *name)
+{
+    free(in->name);
+    in->name = tconv_xstrdup(name);
+}

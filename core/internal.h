@@ -437,6 +437,8 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
 tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
                                         uint64_t offset, uint64_t raw_offset);
 void tconv_input_close(tconv_input *in);
+/* The name for messages from now on (the harness names an input by what the test calls it). */
+void tconv_input_set_name(tconv_input *in, const char *name);
 
 /* ---- the inputs of a run (core/inputs.c) ---- */
 typedef struct tconv_input_item {
