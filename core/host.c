@@ -128,30 +128,48 @@ TCONV_API const tconv_writer_class *tconv_host_writer(const tconv_host *h, const
     return tconv_registry_writer(&h->reg, name, NULL);
 }
 
-/* Does name end in ".EXT" for one of exts ("json|json.gz")? */
-static int host_ext_matches(const char *exts, const char *name)
+/* The length of the longest of exts ("json|json.gz") that name ends in as ".EXT"; 0 if none. */
+static size_t host_ext_matches(const char *exts, const char *name)
 {
+    size_t best = 0;
     for (const char *p = exts; name && p && *p;) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         size_t n = strlen(name);
-        if (len < n && name[n - len - 1] == '.' && strncmp(name + n - len, p, len) == 0) return 1;
+        if (len < n && name[n - len - 1] == '.' && strncmp(name + n - len, p, len) == 0 &&
+            len > best)
+            best = len;
         p = bar ? bar + 1 : p + len;
     }
-    return 0;
+    return best;
 }
 
 TCONV_API const tconv_writer_class *tconv_host_writer_for(const tconv_host *h, const char *output)
 {
-    /* In search order, so a plugin found first wins a shared extension as it wins a name. */
+    /* The longest ending wins ("x.speedscope.json" is speedscope's, not any JSON's); between
+     * equal ones, the plugin found first, as it wins a name. */
+    const tconv_writer_class *best = NULL;
+    size_t best_len = 0;
     for (size_t i = 0; output && i < h->reg.n; i++)
-        for (const tconv_writer_class *const *c = h->reg.plugins[i].desc->writers; c && *c; c++)
-            if (host_ext_matches(TCONV_CLASS_GET(*c, extensions), output)) return *c;
-    return NULL;
+        for (const tconv_writer_class *const *c = h->reg.plugins[i].desc->writers; c && *c; c++) {
+            size_t len = host_ext_matches(TCONV_CLASS_GET(*c, extensions), output);
+            if (len > best_len) {
+                best = *c;
+                best_len = len;
+            }
+        }
+    return best;
 }
 
 TCONV_API const tconv_reader_class *
 tconv_host_detect(const tconv_host *h, const unsigned char *head, size_t len, const char *name)
+{
+    int score;
+    return tconv_host_detect_scored(h, head, len, name, &score);
+}
+
+const tconv_reader_class *tconv_host_detect_scored(const tconv_host *h, const unsigned char *head,
+                                                   size_t len, const char *name, int *score_out)
 {
     const tconv_reader_class *best = NULL;
     int best_score = 0, best_ext = 0;
@@ -159,7 +177,7 @@ tconv_host_detect(const tconv_host *h, const unsigned char *head, size_t len, co
         for (const tconv_reader_class *const *c = h->reg.plugins[i].desc->readers; c && *c; c++) {
             if (!(*c)->probe) continue;
             int score = (*c)->probe(head, len);
-            int ext = host_ext_matches((*c)->extensions, name);
+            int ext = host_ext_matches((*c)->extensions, name) > 0;
             if (score > 0 && (score > best_score || (score == best_score && ext && !best_ext))) {
                 best = *c;
                 best_score = score;
@@ -167,6 +185,7 @@ tconv_host_detect(const tconv_host *h, const unsigned char *head, size_t len, co
             }
         }
     }
+    *score_out = best_score;
     return best;
 }
 

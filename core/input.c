@@ -2,14 +2,18 @@
  * inflated as a stream, so a reader sees the same bytes either way and memory stays flat. A gzip
  * input is inflated on a read-ahead thread (core/readahead.c) while the reader parses, unless
  * TCONV_INFLATE_THREAD=0 or the thread cannot be started; the bytes, errors and their positions
- * are the same either way. */
+ * are the same either way.
+ *
+ * A regular file is inflated by ISA-L where the build has it (core/inflate.c); when ISA-L fails
+ * or refuses, the file is inflated again from its start by zlib, the bytes already handed over
+ * are dropped, and zlib goes on, so that a damaged file fails where and as it did with zlib
+ * alone. A pipe cannot be read twice: it is inflated by zlib. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "internal.h"
 
@@ -40,7 +44,8 @@ struct tconv_input {
     /* The producing side: on the read-ahead thread while it runs, else on the reader's. */
     int zinit, raw_eof;
     int zpad; /* zero bytes followed the last member */
-    z_stream zs;
+    tconv_inflater *z;
+    uint64_t redo; /* after ISA-L failed: decompressed bytes zlib produces again and drops */
     unsigned char *raw;
     size_t raw_pos, raw_len;
     uint64_t raw_total;
@@ -114,6 +119,35 @@ static ssize_t input_read_raw(tconv_input *in, tconv_readahead *ra)
     }
 }
 
+/* ISA-L failed or refused: start again from the file's first byte with zlib, which drops the
+ * bytes handed over already and then says what is wrong, as it would have alone. */
+static int input_redo_with_zlib(tconv_input *in)
+{
+    tconv_inflater *z = tconv_inflater_new(TCONV_INFLATE_ZLIB);
+    if (!z) return input_stop(in, "cannot initialise zlib");
+    if (lseek(in->fd, 0, SEEK_SET) != 0) {
+        tconv_inflater_free(z);
+        in->why_errno = errno;
+        return input_stop(in, strerror(errno));
+    }
+    tconv_inflater_free(in->z);
+    in->z = z;
+    in->redo = in->produced;
+    in->produced = 0;
+    in->raw_pos = in->raw_len = 0;
+    in->raw_total = 0;
+    in->raw_eof = 0;
+    in->zinit = 1;
+    in->zpad = 0;
+    return 0;
+}
+
+/* Whether a failure of the ISA-L inflater is to be told, or redone by zlib first. */
+static int input_may_redo(const tconv_input *in)
+{
+    return tconv_inflater_backend(in->z) == TCONV_INFLATE_ISAL;
+}
+
 /* Inflate into dst[0 .. cap): the bytes written (at least one), 0 at the clean end of the last
  * member, -1 on a failure (in->why). The read-ahead thread's producer, or called in line. */
 static ssize_t input_inflate(void *user, tconv_readahead *ra, unsigned char *dst, size_t cap)
@@ -123,6 +157,10 @@ static ssize_t input_inflate(void *user, tconv_readahead *ra, unsigned char *dst
         if (in->raw_pos == in->raw_len) {
             if (in->raw_eof) {
                 if (in->zinit == 2) return 0; /* ended cleanly on a member boundary */
+                if (input_may_redo(in)) {
+                    if (input_redo_with_zlib(in) < 0) return -1;
+                    continue;
+                }
                 return input_stop(in, "unexpected end of gzip data (the file is truncated)");
             }
             if (input_read_raw(in, ra) < 0) return -1;
@@ -137,6 +175,10 @@ static ssize_t input_inflate(void *user, tconv_readahead *ra, unsigned char *dst
             continue;
         }
         if (in->zinit == 2 && in->zpad) {
+            if (input_may_redo(in)) {
+                if (input_redo_with_zlib(in) < 0) return -1;
+                continue;
+            }
             char msg[128];
             snprintf(msg, sizeof(msg),
                      "invalid gzip data at compressed byte %llu: data after the zero padding "
@@ -145,25 +187,32 @@ static ssize_t input_inflate(void *user, tconv_readahead *ra, unsigned char *dst
             return input_stop(in, msg);
         }
         if (in->zinit == 2) { /* another gzip member follows: inflate it too, like gzip -d */
-            if (inflateReset(&in->zs) != Z_OK) return input_stop(in, "zlib reset failed");
+            if (tconv_inflater_reset(in->z)) return input_stop(in, "zlib reset failed");
             in->zinit = 1;
         }
-        in->zs.next_in = in->raw + in->raw_pos;
-        in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
-        in->zs.next_out = dst;
-        in->zs.avail_out = (uInt)cap;
-        int rc = inflate(&in->zs, Z_NO_FLUSH);
-        in->raw_pos = in->raw_len - in->zs.avail_in;
-        size_t got = cap - in->zs.avail_out;
+        /* After a redo, the bytes handed over before are inflated again into dst and dropped. */
+        size_t room = in->redo && in->redo < cap ? (size_t)in->redo : cap;
+        size_t used, got;
+        const char *why = NULL;
+        int rc = tconv_inflater_run(in->z, in->raw + in->raw_pos, in->raw_len - in->raw_pos, &used,
+                                    dst, room, &got, &why);
+        in->raw_pos += used;
+        if (rc == TCONV_INFLATE_REFUSED) {
+            if (input_redo_with_zlib(in) < 0) return -1;
+            continue;
+        }
+        if (in->redo) {
+            in->redo -= got;
+            got = 0;
+        }
         in->produced += got;
         if (input_bomb(in)) return -1;
-        if (rc == Z_STREAM_END) {
+        if (rc == TCONV_INFLATE_END) {
             in->zinit = 2;
-        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        } else if (rc == TCONV_INFLATE_ERROR) {
             char msg[256];
             snprintf(msg, sizeof(msg), "invalid gzip data at compressed byte %llu: %s",
-                     (unsigned long long)(in->raw_total - (in->raw_len - in->raw_pos)),
-                     in->zs.msg ? in->zs.msg : "corrupt stream");
+                     (unsigned long long)(in->raw_total - (in->raw_len - in->raw_pos)), why);
             return input_stop(in, msg);
         }
         if (in->zinit == 2 && in->raw_pos == in->raw_len && !in->raw_eof &&
@@ -280,7 +329,9 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
     }
     if (in->raw_len >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
         in->gz = 1;
-        if (inflateInit2(&in->zs, 15 + 16) != Z_OK) {
+        /* A pipe cannot be read again should ISA-L fail: zlib alone reads it. */
+        in->z = tconv_inflater_new(in->regular ? tconv_inflater_default() : TCONV_INFLATE_ZLIB);
+        if (!in->z) {
             tconv_error_set(ctx, "%s: cannot initialise zlib", in->name);
             tconv_input_close(in);
             return NULL;
@@ -299,7 +350,7 @@ void tconv_input_close(tconv_input *in)
     if (!in) return;
     /* First: the thread uses the stream, the descriptor and the buffers below. */
     tconv_readahead_free(in->ra);
-    if (in->zinit) inflateEnd(&in->zs);
+    tconv_inflater_free(in->z);
     if (in->fd > 0) close(in->fd);
     free(in->name);
     free(in->raw);

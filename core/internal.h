@@ -37,6 +37,24 @@ void tconv_big_free(void *p, size_t cap, size_t size);
  * the path. */
 enum { TCONV_JSON_SCAN_PORTABLE, TCONV_JSON_SCAN_SSE2, TCONV_JSON_SCAN_AVX2 };
 int tconv_json_scan_use(int path);
+/* The path a lexer made now would take. */
+int tconv_json_scan_current(void);
+
+/* ---- the structural index: split points of one large JSON input (core/json_index.c) ---- */
+typedef struct tconv_json_index {
+    uint64_t in_string; /* all ones: the bytes indexed so far end inside a string */
+    uint64_t escaped;   /* 1: ... and their last byte is a backslash that escapes the next */
+    int64_t depth;      /* containers open */
+    uint64_t offset;    /* bytes indexed so far */
+    int path;           /* TCONV_JSON_SCAN_* */
+} tconv_json_index;
+void tconv_json_index_init(tconv_json_index *ix);
+/* Index buf[0 .. len), the next bytes of the input: the input offsets of the ',' outside
+ * strings at nesting depth depth (those between the elements of a container opened at depth
+ * - 1: depth 1 for a bare event array, 2 for "traceEvents" in the trace object) go to out, which
+ * has room for len of them; returns how many. Exact on valid JSON; no grammar check. */
+size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
+                               int64_t depth, uint64_t *out);
 
 /* ---- bytes one process sends another (core/wire.h) ---- */
 typedef struct tconv_wire tconv_wire;
@@ -220,6 +238,9 @@ struct tconv_ctx {
     int gpu_attribute;   /* a writer asked for GPU attribution (core/gpu.c) */
     int need_corr;       /* the writer reads tconv_event.corr (TCONV_NEED_CORR) */
     int all_spans;       /* self time counts spans that are not thread work (--all-spans) */
+    /* The steps' name (--step-name), for the steps stage writers ask (core/steps.c); NULL:
+     * ProfilerStep#. The run's string: the plan's selection holds the same. */
+    const char *step_name;
     int64_t *launch_tol; /* per input: launch-stack tolerance in ns, -1 if not declared */
     size_t nlaunch_tol;  /* entries, all set (the array's capacity) */
     int error_usage;     /* the pending error is the caller's mistake, not the input's */
@@ -292,6 +313,9 @@ void tconv_selection_free(tconv_selection *sel);
 /* --window, --steps, --step-name (each NULL when not given). A usage mistake writes err. */
 int tconv_selection_parse(tconv_selection *sel, const char *window, const char *steps,
                           const char *step_name, char *err, size_t cap);
+/* Does name make a step of the step name P (--step-name, or "ProfilerStep#")? P alone (*n = -1),
+ * or P, separators and a number (*n). One rule for --steps, the step role and the steps stage. */
+int tconv_step_number(const char *name, const char *prefix, int64_t *n);
 tconv_select *tconv_select_new(tconv_ctx *ctx, const tconv_selection *sel,
                                tconv_status (*emit)(void *user, const tconv_event *ev), void *user);
 tconv_status tconv_select_event(void *user, const tconv_event *ev);
@@ -417,6 +441,21 @@ void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result));
  * (core/memlimit.c). */
 uint64_t tconv_cgroup_memory_limit(void);
 
+/* ---- formats known without a reader (core/formats.c) ---- */
+typedef struct tconv_known_format {
+    const char *name;
+    const char *what; /* "a pprof profile" */
+    int score;        /* a reader whose probe scores the input at least this much wins */
+    const char *hint; /* what to do with it */
+} tconv_known_format;
+/* What the first bytes of an input (after gzip) show it is, or NULL. */
+const tconv_known_format *tconv_format_known(const unsigned char *head, size_t len);
+/* The entry of that name ("pprof", "perfetto", ...), or NULL. */
+const tconv_known_format *tconv_format_named(const char *name);
+
+/* The name of names closest to a mistyped word, if one is close enough to offer (core/spell.c). */
+const char *tconv_spell_closest(const char *word, const char *const *names, size_t n);
+
 /* ---- options ---- */
 struct tconv_options {
     const tconv_option_desc *desc;
@@ -454,6 +493,28 @@ typedef struct tconv_input_list {
 void tconv_inputs_expand(tconv_ctx *ctx, tconv_input_list *l, const char *const *args,
                          size_t nargs);
 void tconv_inputs_free(tconv_input_list *l);
+
+/* ---- one gzip member's inflater: ISA-L or zlib (core/inflate.c) ---- */
+typedef struct tconv_inflater tconv_inflater;
+enum { TCONV_INFLATE_ZLIB, TCONV_INFLATE_ISAL };
+/* What tconv_inflater_run returns. REFUSED: ISA-L will not or cannot go on (an error, or a
+ * header it may read otherwise than zlib): inflate the input again with zlib. */
+enum {
+    TCONV_INFLATE_ERROR = -2,
+    TCONV_INFLATE_REFUSED = -1,
+    TCONV_INFLATE_MORE = 0,
+    TCONV_INFLATE_END = 1 /* the member ended: reset for another */
+};
+/* ISA-L when built with it, unless TCONV_INFLATE=zlib. */
+int tconv_inflater_default(void);
+tconv_inflater *tconv_inflater_new(int backend); /* NULL: out of memory or zlib failed */
+int tconv_inflater_backend(const tconv_inflater *z);
+int tconv_inflater_reset(tconv_inflater *z);
+/* Inflate in[0 .. in_len) into out[0 .. out_cap); *why says what is wrong on ERROR (zlib's
+ * message) and REFUSED. */
+int tconv_inflater_run(tconv_inflater *z, const unsigned char *in, size_t in_len, size_t *in_used,
+                       unsigned char *out, size_t out_cap, size_t *out_made, const char **why);
+void tconv_inflater_free(tconv_inflater *z);
 
 /* ---- read-ahead: a producer thread ahead of its consumer (core/readahead.c) ---- */
 typedef struct tconv_readahead tconv_readahead;
@@ -737,6 +798,9 @@ struct tconv_host {
 void tconv_registry_free(tconv_registry *r);
 /* A class's field appended in a later minor, or NULL when its plugin was built before it. */
 #define TCONV_CLASS_GET(c, field) (TCONV_CLASS_HAS(c, field) ? (c)->field : NULL)
+/* tconv_host_detect, and the winning probe's score in *score (0: none claims the input). */
+const tconv_reader_class *tconv_host_detect_scored(const tconv_host *h, const unsigned char *head,
+                                                   size_t len, const char *name, int *score);
 const tconv_reader_class *tconv_registry_reader(const tconv_registry *r, const char *name,
                                                 const tconv_plugin **owner);
 const tconv_writer_class *tconv_registry_writer(const tconv_registry *r, const char *name,

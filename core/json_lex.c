@@ -191,6 +191,11 @@ static int json_scan_default(void)
 #endif
 }
 
+int tconv_json_scan_current(void)
+{
+    return json_scan_forced >= 0 ? json_scan_forced : json_scan_default();
+}
+
 int tconv_json_scan_use(int path)
 {
     if (path < 0) {

@@ -4,6 +4,7 @@
  * but success leaves the output as it was. */
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +144,61 @@ static char *run_names(const tconv_host *h, int writers)
     return tconv_xstrdup("none (no plugins found; see --list and TCONV_PLUGIN_PATH)");
 }
 
+/* Every reader's (or writer's) name, for "did you mean"; free the array (not the names). */
+static const char **run_name_list(const tconv_host *h, int writers, size_t *n)
+{
+    const char **names = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < h->reg.n; i++) {
+        const char *name;
+        for (size_t k = 0; (name = run_class_name(h->reg.plugins[i].desc, writers, k)); k++) {
+            TCONV_GROW(names, cap, *n + 1);
+            names[(*n)++] = name;
+        }
+    }
+    return names;
+}
+
+/* ".pb.gz, .pprof, .folded, ...": every output name ending a loaded writer claims. */
+static char *run_extensions(const tconv_host *h)
+{
+    size_t len = 0, cap = 64;
+    char *s = tconv_xmalloc(cap);
+    s[0] = 0;
+    for (size_t i = 0; i < h->reg.n; i++) {
+        for (const tconv_writer_class *const *c = h->reg.plugins[i].desc->writers; c && *c; c++) {
+            const char *exts = TCONV_CLASS_GET(*c, extensions);
+            for (const char *p = exts; p && *p;) {
+                size_t n = strcspn(p, "|");
+                TCONV_GROW(s, cap, len + n + 4);
+                len += (size_t)sprintf(s + len, "%s.%.*s", len ? ", " : "", (int)n, p);
+                p += n + (p[n] == '|');
+            }
+        }
+    }
+    return s;
+}
+
+/* A writer named as one of its output extensions (-w svg), else the closest name. */
+static const char *run_writer_meant(const tconv_host *h, const char *word)
+{
+    for (size_t i = 0; i < h->reg.n; i++)
+        for (const tconv_writer_class *const *c = h->reg.plugins[i].desc->writers; c && *c; c++) {
+            const char *exts = TCONV_CLASS_GET(*c, extensions);
+            for (const char *p = exts; p && *p;) {
+                size_t n = strcspn(p, "|");
+                if (strlen(word) == n && strncasecmp(word, p, n) == 0) return (*c)->name;
+                p += n + (p[n] == '|');
+            }
+        }
+    size_t n;
+    const char **names = run_name_list(h, 1, &n);
+    const char *meant = tconv_spell_closest(word, names, n);
+    free(names);
+    return meant;
+}
+
 static int run_declares(const tconv_reader_class *rc, const char *kv)
 {
     size_t len = strcspn(kv, "=");
@@ -181,14 +237,21 @@ static int run_check(tconv_run *r)
     } else {
         r->wc = tconv_host_writer_for(h, r->o.output);
         if (!r->wc) {
-            tconv_error_usage(ctx, "no writer: give one with -w (writers: see --list), or an -o "
-                                   "name ending in .pb.gz, .pprof, .folded, .csv or .txt");
+            /* The endings of the writers loaded, not a list that falls behind them. */
+            char *exts = run_extensions(h);
+            tconv_error_usage(ctx,
+                              "no writer: give one with -w (writers: see --list), or an -o "
+                              "name ending in %s",
+                              *exts ? exts : "an extension a writer claims (none is loaded)");
+            free(exts);
             return -1;
         }
     }
     if (!r->wc) {
         char *names = run_names(h, 1);
         tconv_error_usage(ctx, "unknown writer '%s'; available writers: %s", wname, names);
+        const char *meant = run_writer_meant(h, wname);
+        if (meant) tconv_error_hint(ctx, "did you mean -w %s?", meant);
         free(names);
         return -1;
     }
@@ -202,6 +265,7 @@ static int run_check(tconv_run *r)
         tconv_error_usage(ctx, "%s", err);
         return -1;
     }
+    ctx->step_name = sel->step_name;
     if (r->o.only_input) sel->input = r->o.input;
     sel->by_rank = r->o.only_rank != 0;
     tconv_plan_set_writer(&r->plan, r->wc);
@@ -214,6 +278,19 @@ static int run_check(tconv_run *r)
     if (r->o.reader && !(r->fixed = tconv_host_reader(h, r->o.reader))) {
         char *names = run_names(h, 0);
         tconv_error_usage(ctx, "unknown reader '%s'; available readers: %s", r->o.reader, names);
+        size_t n;
+        const char **list = run_name_list(h, 0, &n);
+        const char *meant = tconv_spell_closest(r->o.reader, list, n);
+        const tconv_known_format *known = tconv_format_named(r->o.reader);
+        /* A format tconv knows by name is what was meant, not a reader spelled alike. */
+        if (known)
+            tconv_error_hint(ctx,
+                             "no loaded reader reads this format (%s): a reader plugin for it "
+                             "must be on the plugin path (--list shows what is loaded)",
+                             known->what);
+        else if (meant)
+            tconv_error_hint(ctx, "did you mean -r %s?", meant);
+        free(list);
         free(names);
         return -1;
     }
@@ -299,22 +376,97 @@ static void run_misread_check(tconv_run *r, tconv_input *in, const tconv_reader_
         tconv_error_hint(r->ctx, "check the input; without -r tconv detects the format");
 }
 
+/* The reader detection picks for an input's first bytes, or NULL. *known: a format tconv knows
+ * (core/formats.c) that no loaded reader claims as surely, which no reader then reads. */
+static const tconv_reader_class *run_detect(const tconv_run *r, const unsigned char *head,
+                                            size_t hlen, const char *name,
+                                            const tconv_known_format **known)
+{
+    int score = 0;
+    const tconv_reader_class *rc = tconv_host_detect_scored(r->host, head, hlen, name, &score);
+    const tconv_known_format *k = tconv_format_known(head, hlen);
+    *known = k && k->score > score ? k : NULL;
+    return *known ? NULL : rc;
+}
+
+/* The hint of a known format, its FILE the input's name. */
+static void run_known_hint(tconv_ctx *ctx, const tconv_known_format *k, const char *name)
+{
+    size_t cap = strlen(k->hint) + 1, n = 0;
+    for (const char *p = k->hint; (p = strstr(p, "FILE")); p += 4)
+        cap += strlen(name);
+    char *text = tconv_xmalloc(cap);
+    for (const char *p = k->hint; *p;) {
+        if (strncmp(p, "FILE", 4) == 0) {
+            n += (size_t)sprintf(text + n, "%s", name);
+            p += 4;
+        } else {
+            text[n++] = *p++;
+        }
+    }
+    text[n] = 0;
+    tconv_error_hint(ctx, "%s", text);
+    free(text);
+}
+
+/* The name of a loaded reader of a known format, or NULL. rocprof reads both of ROCm's. */
+static const char *run_known_reader(const tconv_host *h, const tconv_known_format *k)
+{
+    const char *name = strncmp(k->name, "rocp", 4) == 0 ? "rocprof" : k->name;
+    const tconv_reader_class *rc = tconv_host_reader(h, name);
+    return rc ? rc->name : NULL;
+}
+
 /* The reader for input i, or NULL (skipped, or an error on the ctx: *fatal says which). */
 static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
                                                  const tconv_input_item *it, int *fatal)
 {
     tconv_ctx *ctx = r->ctx;
     const tconv_reader_class *rc = r->fixed;
+    const tconv_known_format *known = NULL;
     size_t hlen;
     const unsigned char *head = tconv_input_peek(in, &hlen);
+    const char *name = tconv_input_name(in);
     *fatal = 0;
     if (!rc) {
-        rc = tconv_host_detect(r->host, head, hlen, tconv_input_name(in));
+        rc = run_detect(r, head, hlen, name, &known);
     } else if (it->dir && rc->probe && rc->probe(head, hlen) <= 0) {
         rc = NULL;
     }
     if (rc) return rc;
     if (tconv_error_pending(ctx)) {
+        *fatal = 1;
+        return NULL;
+    }
+    /* Nothing to tell a format by: say so, rather than that no reader knows it. */
+    int empty = hlen == 0 && !r->fixed;
+    if (it->dir && (empty || known)) {
+        tconv_warning_add(ctx, "core.skipped-file", "'%s' (in '%s') is %s; skipped", it->path,
+                          it->dir, empty ? "empty" : known->what);
+        return NULL;
+    }
+    if (empty) {
+        tconv_error_set(ctx, "'%s' is empty%s: there is nothing to convert", name,
+                        tconv_input_is_gzip(in) ? " once decompressed" : "");
+        *fatal = 1;
+        return NULL;
+    }
+    if (known) {
+        const char *own = run_known_reader(r->host, known);
+        if (own) {
+            /* Its reader is loaded and did not take it: the input is damaged or of a form the
+             * reader does not know, and only the reader can say which. */
+            tconv_error_set(ctx, "'%s' looks like %s, but the %s reader does not recognise it",
+                            name, known->what, own);
+            tconv_error_hint(ctx, "if it is one, name the reader to see what it finds: -r %s",
+                             own);
+        } else {
+            char *names = run_names(r->host, 0);
+            tconv_error_set(ctx, "'%s' is %s, which none of the loaded readers reads (%s)", name,
+                            known->what, names);
+            run_known_hint(ctx, known, name);
+            free(names);
+        }
         *fatal = 1;
         return NULL;
     }
@@ -490,8 +642,9 @@ static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_i
     size_t hlen;
     const unsigned char *head = tconv_input_peek(j->in, &hlen);
     const tconv_reader_class *rc = r->fixed;
+    const tconv_known_format *known;
     if (!rc)
-        rc = tconv_host_detect(r->host, head, hlen, tconv_input_name(j->in));
+        rc = run_detect(r, head, hlen, tconv_input_name(j->in), &known);
     else if (it->dir && rc->probe && rc->probe(head, hlen) <= 0)
         rc = NULL;
     if (!rc || tconv_error_pending(j->ctx) || !run_concurrent(rc)) goto direct;
@@ -1169,6 +1322,7 @@ static tconv_outcome run_convert(tconv_run *r)
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
+    r->stats.committed = st == TCONV_OK;
     if (st == TCONV_OK && r->stats.inputs_failed) {
         /* Written, and still a failure: the output lacks what the failed inputs held. */
         tconv_error_set(ctx, "%u of %u inputs failed; the output holds the other %u",

@@ -43,7 +43,7 @@ struct tconv_select {
  * "iteration", "iteration#3", "iteration 3", "iteration_3" and "iteration3" are step 3, while
  * "iterations" and "iteration_bwd" are no step. The separators are the ones producers put
  * between a name and a count; "ProfilerStep#" as P still works, its '#' being P's own. */
-static int select_step_number(const char *name, const char *prefix, int64_t *n)
+int tconv_step_number(const char *name, const char *prefix, int64_t *n)
 {
     size_t len = strlen(prefix);
     if (strncmp(name, prefix, len) != 0) return 0;
@@ -75,7 +75,7 @@ void tconv_selection_mark_step(tconv_ctx *ctx, tconv_selection *sel, tconv_event
     int64_t n;
     if (!sel->step_name) {
         if (ev->role == TCONV_ROLE_CPU &&
-            select_step_number(tconv_string_get(ctx, ev->name), "ProfilerStep#", &n) && n >= 0)
+            tconv_step_number(tconv_string_get(ctx, ev->name), "ProfilerStep#", &n) && n >= 0)
             ev->role = TCONV_ROLE_STEP;
         return;
     }
@@ -83,7 +83,7 @@ void tconv_selection_mark_step(tconv_ctx *ctx, tconv_selection *sel, tconv_event
     unsigned r = ev->role;
     int host = r == TCONV_ROLE_CPU || r == TCONV_ROLE_PYTHON || r == TCONV_ROLE_ANNOTATION ||
                r == TCONV_ROLE_STEP;
-    if (host && select_step_number(tconv_string_get(ctx, ev->name), sel->step_name, &n)) {
+    if (host && tconv_step_number(tconv_string_get(ctx, ev->name), sel->step_name, &n)) {
         ev->role = TCONV_ROLE_STEP;
         if (select_is_span_start(ev)) sel->step_marked++;
     } else if (r == TCONV_ROLE_STEP) {
@@ -114,8 +114,8 @@ void tconv_selection_note_span(tconv_ctx *ctx, tconv_selection *sel, const tconv
 {
     if (!sel->steps || ev->kind != TCONV_EV_COMPLETE || ev->role != TCONV_ROLE_STEP) return;
     int64_t n;
-    if (!select_step_number(tconv_string_get(ctx, ev->name),
-                            sel->step_name ? sel->step_name : "ProfilerStep#", &n))
+    if (!tconv_step_number(tconv_string_get(ctx, ev->name),
+                           sel->step_name ? sel->step_name : "ProfilerStep#", &n))
         return;
     if (n < 0) {
         TCONV_GROW(sel->bare, sel->bare_cap, sel->nbare + 1);

@@ -229,6 +229,43 @@ static void sink_note_not_work(const sink_chain *s)
                      total == 1 ? "its" : "their", msg);
 }
 
+/* One line for everything the writer cannot hold: counted, never silent, not noisy. Nothing is
+ * wrong with the input (a profile has no place for counters, a trace viewer none for stack
+ * samples), so it is a note. Where every rank of an MPI run writes its part (a collective
+ * writer), each rank counted its own events: rank 0 says the sum, as one process would. Every
+ * rank comes here (the ranks agreed on the read before the finish), so the gather is matched. */
+static void sink_note_dropped(const sink_chain *s)
+{
+    uint64_t dropped[TCONV_EV_KIND_MAX];
+    memcpy(dropped, s->n.dropped, sizeof(dropped));
+    tconv_collective *c = s->ctx->coll;
+    if (c) {
+        int size = tconv_collective_size(c), me = tconv_collective_rank(c);
+        uint64_t *all = me == 0 ? tconv_xcalloc((size_t)size, sizeof(dropped)) : NULL;
+        size_t *counts = me == 0 ? tconv_xcalloc((size_t)size, sizeof(*counts)) : NULL;
+        for (int q = 0; me == 0 && q < size; q++)
+            counts[q] = sizeof(dropped);
+        int ok = tconv_collective_gatherv(c, s->n.dropped, sizeof(dropped), all, counts, 0) == 0;
+        for (int q = 1; ok && me == 0 && q < size; q++)
+            for (unsigned k = 0; k < TCONV_EV_KIND_MAX; k++)
+                dropped[k] += all[(size_t)q * TCONV_EV_KIND_MAX + k];
+        free(all);
+        free(counts);
+        if (me != 0) return;
+    }
+    char msg[512];
+    size_t len = 0;
+    for (unsigned k = 1; k < TCONV_EV_KIND_MAX; k++) {
+        if (!dropped[k] || len >= sizeof(msg)) continue;
+        len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
+                                (unsigned long long)dropped[k], tconv_event_kind_name(k));
+    }
+    if (len)
+        tconv_notice(s->ctx, TCONV_NOTICE_NOTE,
+                     "the %s writer has no place for some events (%s); they are left out",
+                     s->wc->name, msg);
+}
+
 /* The input's counts of spans left out, by role. */
 static uint64_t *sink_not_work(sink_chain *s, uint32_t input)
 {
@@ -613,18 +650,8 @@ tconv_status tconv_sink_finish(tconv_sink *sink)
     }
     tconv_order_free(s->order);
     s->order = NULL;
-    /* One line for everything the writer cannot hold: counted, never silent, not noisy. */
-    char msg[512];
-    size_t len = 0;
-    for (unsigned k = 1; k < TCONV_EV_KIND_MAX; k++) {
-        if (!s->n.dropped[k] || len >= sizeof(msg)) continue;
-        len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%llu %s", len ? ", " : "",
-                                (unsigned long long)s->n.dropped[k], tconv_event_kind_name(k));
-    }
-    if (len)
-        tconv_warning_add(ctx, "core.dropped", "the %s writer has no place for some events: %s",
-                          s->wc->name, msg);
     sink_note_not_work(s);
+    sink_note_dropped(s);
     if (st == TCONV_OK && s->wc->finish) st = s->wc->finish(s->ws);
     return st;
 }

@@ -18,6 +18,8 @@ void cli_put_safe(FILE *f, const char *s);
 void cli_say(const char *prefix, const char *s);
 void cli_print_error(tconv_ctx *ctx, int usage);
 void cli_print_warnings(tconv_ctx *ctx);
+/* "tconv: wrote OUT (1.2 MB)", or a directory's files and bytes; nothing for standard output. */
+void cli_print_written(const char *output);
 /* Host hooks: notices to stderr (as -q/-v allow), a progress line on a terminal only. */
 void cli_hooks_init(tconv_host_hooks *hooks, int verbosity);
 /* Erases the progress line if one is shown; async-signal-safe. */
@@ -26,6 +28,9 @@ void cli_progress_erase(void);
 /* ---- plugins (cli_list.c) ---- */
 void cli_list(const tconv_host *h);
 int cli_help_plugin(const tconv_host *h, const char *name);
+/* The output name endings the loaded writers claim (".svg -> flamegraph, ..."), wrapped at width
+ * columns, each line indented. */
+void cli_writer_endings(const tconv_host *h, FILE *f, int indent, int width);
 
 /* ---- signals (cli_signal.c) ---- */
 /* Blocks SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored at start) in every thread and

@@ -21,6 +21,42 @@ void cli_list(const tconv_host *h)
     }
 }
 
+void cli_writer_endings(const tconv_host *h, FILE *f, int indent, int width)
+{
+    int col = indent, any = 0;
+    fprintf(f, "%*s", indent, "");
+    for (size_t i = 0; i < tconv_host_plugin_count(h); i++) {
+        const tconv_plugin_desc *d = tconv_host_plugin(h, i, NULL);
+        for (const tconv_writer_class *const *c = d->writers; c && *c; c++) {
+            const char *exts = TCONV_CLASS_HAS(*c, extensions) ? (*c)->extensions : NULL;
+            if (!exts || !*exts) continue;
+            /* ".json .json.gz -> chrome", kept on one line */
+            char item[256];
+            int n = 0;
+            for (const char *p = exts; *p && n < (int)sizeof(item) - 1;) {
+                size_t k = strcspn(p, "|");
+                n += snprintf(item + n, sizeof(item) - (size_t)n, "%s.%.*s", n ? " " : "", (int)k,
+                              p);
+                p += k + (p[k] == '|');
+            }
+            if (n < (int)sizeof(item) - 1)
+                snprintf(item + n, sizeof(item) - (size_t)n, " -> %s", (*c)->name);
+            int len = (int)strlen(item) + (any ? 2 : 0);
+            if (any && col + len > width) {
+                fprintf(f, ",\n%*s", indent, "");
+                col = indent;
+                len -= 2;
+            } else if (any) {
+                fputs(", ", f);
+            }
+            fputs(item, f);
+            col += len;
+            any = 1;
+        }
+    }
+    fputs(any ? "\n" : "(no writer claims an extension: see --list)\n", f);
+}
+
 static void cli_list_names(const tconv_host *h, int writers, FILE *f)
 {
     int any = 0;

@@ -24,7 +24,8 @@ typedef struct cli_args {
     size_t ninputs;
 } cli_args;
 
-static void cli_usage(FILE *f)
+/* The help: the output endings are the loaded writers' own, not a list that falls behind. */
+static void cli_usage(FILE *f, const tconv_host *h)
 {
     fputs("usage: tconv [-r READER] [-w WRITER] [-o OUT] [-R key=val]... [-W key=val]...\n"
           "             [--force] [--keep-going] [-j N] [INPUT...]\n"
@@ -35,10 +36,10 @@ static void cli_usage(FILE *f)
           "by its content and decompressed on the fly.\n"
           "\n"
           "  -r, --reader NAME     input format; omitted: detected from the first bytes\n"
-          "  -w, --writer NAME     output format; omitted: inferred from -o\n"
-          "                        (.pb.gz/.pprof -> pprof, .folded -> folded, .csv -> csv,\n"
-          "                        .txt -> text)\n"
-          "  -o, --output OUT      output file or directory; absent or '-' is stdout\n"
+          "  -w, --writer NAME     output format; omitted: picked by the end of -o's name\n",
+          f);
+    cli_writer_endings(h, f, 24, 80);
+    fputs("  -o, --output OUT      output file or directory; absent or '-' is stdout\n"
           "  -R key=val            reader option (see --help-plugin READER)\n"
           "  -W key=val            writer option (see --help-plugin WRITER)\n"
           "      --stats           print a summary report of the inputs (-w summary -o -)\n"
@@ -368,6 +369,12 @@ static int cli_convert(const cli_args *a, tconv_host *h)
         rc = 128 + sig; /* interrupted: the shell says so; nothing more to tell */
     } else {
         if (!a->quiet && res != TCONV_USAGE) cli_print_warnings(ctx);
+        /* Where the result went, for someone watching (-v, or a terminal): a conversion that
+         * ends in silence leaves them to look for it. Said by the process that put it in place
+         * (rank 0 of an MPI run). */
+        tconv_run_stats done = {.struct_size = sizeof(done)};
+        tconv_run_get_stats(r, &done);
+        if (done.committed && !a->quiet && (a->verbose || isatty(2))) cli_print_written(a->output);
         if (res != TCONV_DONE) cli_print_error(ctx, res == TCONV_USAGE);
         rc = res == TCONV_DONE ? 0 : res == TCONV_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_CONVERT;
     }
@@ -377,10 +384,6 @@ static int cli_convert(const cli_args *a, tconv_host *h)
 
 static int cli_main(const cli_args *a)
 {
-    if (a->help) {
-        cli_usage(stdout);
-        return 0;
-    }
     if (a->version) {
         unsigned major, minor;
         tconv_version_abi(&major, &minor);
@@ -402,7 +405,10 @@ static int cli_main(const cli_args *a)
     tconv_host *h = tconv_host_new(&hooks);
     tconv_host_load_standard(h, (const char *const *)a->plugin_paths, a->npaths);
     int rc;
-    if (a->list) {
+    if (a->help) {
+        cli_usage(stdout, h);
+        rc = 0;
+    } else if (a->list) {
         cli_list(h);
         rc = 0;
     } else if (a->help_plugin) {

@@ -196,6 +196,10 @@ typedef struct tconv_run_stats {
     uint32_t inputs;        /* read */
     double seconds;         /* wall time of execute */
     uint32_t inputs_failed; /* keep_going: inputs left out because they failed */
+    /* ---- appended in ABI 1.4 ---- */
+    /* Nonzero when this process put the output in place (also a partial output of keep_going;
+     * in an MPI run, rank 0 alone): the output named in the options is now the run's. */
+    int committed;
 } tconv_run_stats;
 void tconv_run_get_stats(const tconv_run *r, tconv_run_stats *st);
 void tconv_run_free(tconv_run *r);

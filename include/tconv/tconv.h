@@ -11,6 +11,7 @@
 #include "plugin.h"
 #include "spanwalk.h"
 #include "stacktab.h"
+#include "steps.h"
 #include "utf8.h"
 #include <tconv/version.h>
 

@@ -18,7 +18,7 @@ int chrome_wbuf_open(chrome_wbuf *b, tconv_ctx *ctx, tconv_output *out, int gzip
     return 0;
 }
 
-static void chrome_wbuf_flush(chrome_wbuf *b)
+void chrome_wbuf_flush(chrome_wbuf *b)
 {
     if (!b->failed && b->len &&
         (b->gz ? tconv_gzout_write(b->gz, b->buf, b->len)
@@ -40,7 +40,7 @@ void chrome_wbuf_free(chrome_wbuf *b)
     b->gz = NULL;
 }
 
-void chrome_wbuf_put(chrome_wbuf *b, const void *s, size_t n)
+void chrome_wbuf_put_slow(chrome_wbuf *b, const void *s, size_t n)
 {
     const unsigned char *p = s;
     while (n) {
@@ -54,20 +54,46 @@ void chrome_wbuf_put(chrome_wbuf *b, const void *s, size_t n)
     }
 }
 
-void chrome_wbuf_cstr(chrome_wbuf *b, const char *s)
+/* Whether s[0 .. n) is printable ASCII without '"' or '\\': its JSON text is itself. Names
+ * and categories nearly always are. */
+static int chrome_wbuf_plain(const unsigned char *s, size_t n)
 {
-    chrome_wbuf_put(b, s, strlen(s));
-}
-
-void chrome_wbuf_putc(chrome_wbuf *b, char c)
-{
-    if (b->len == CHROME_WBUF_SIZE) chrome_wbuf_flush(b);
-    b->buf[b->len++] = (unsigned char)c;
+    size_t i = 0;
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Eight bytes per step; a byte's high bit in zero() is set exactly where the byte is 0. */
+    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7f7f7f7f7f7f7f7full;
+#define CHROME_ZERO(x) (~((((x)&low7) + low7) | (x) | low7))
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t bad = w | CHROME_ZERO(w & (ones * 0xe0)) | CHROME_ZERO(w ^ (ones * 0x7f)) |
+                       CHROME_ZERO(w ^ (ones * '"')) | CHROME_ZERO(w ^ (ones * '\\'));
+        if (bad & (ones * 0x80)) return 0;
+    }
+#undef CHROME_ZERO
+#endif
+    unsigned bad = 0;
+    for (; i < n; i++) {
+        unsigned c = s[i];
+        bad |= (c - 0x20u) >= 0x5fu; /* below 0x20, or 0x7f and up */
+        bad |= c == '"';
+        bad |= c == '\\';
+    }
+    return !bad;
 }
 
 /* The core's JSON escapes, written straight into this writer's buffer. */
 void chrome_wbuf_string(chrome_wbuf *b, const char *str, size_t n)
 {
+    if (n <= 64 && CHROME_WBUF_SIZE - b->len >= n + 3 &&
+        chrome_wbuf_plain((const unsigned char *)str, n)) {
+        unsigned char *d = b->buf + b->len;
+        d[0] = '"';
+        memcpy(d + 1, str, n);
+        d[n + 1] = '"';
+        b->len += n + 2;
+        return;
+    }
     chrome_wbuf_putc(b, '"');
     while (n) {
         if (CHROME_WBUF_SIZE - b->len < 6) chrome_wbuf_flush(b); /* room for any escape */
@@ -87,12 +113,25 @@ void chrome_wbuf_str(chrome_wbuf *b, tconv_str id)
 
 void chrome_wbuf_u64(chrome_wbuf *b, uint64_t v)
 {
+    /* Two digits per division, from a table; straight into the buffer when 20 bytes fit. */
+    static const char pairs[] = "000102030405060708091011121314151617181920212223242526272829"
+                                "303132333435363738394041424344454647484950515253545556575859"
+                                "606162636465666768697071727374757677787980818283848586878889"
+                                "90919293949596979899";
     char tmp[24];
     size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        tmp[--i] = pairs[2 * r + 1];
+        tmp[--i] = pairs[2 * r];
+    }
+    if (v >= 10) {
+        tmp[--i] = pairs[2 * v + 1];
+        tmp[--i] = pairs[2 * v];
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
     chrome_wbuf_put(b, tmp + i, sizeof tmp - i);
 }
 

@@ -41,6 +41,7 @@ typedef struct flamegraph_writer {
     size_t hueofcap;
     int overflowed;
     char unit_name[32]; /* the unit's name, copied: the next input's types replace the core's */
+    tconv_steps *steps; /* -W steps=merge: the core's steps stage; NULL: keep */
 } flamegraph_writer;
 
 static tconv_status flamegraph_writer_open(tconv_ctx *ctx, tconv_output *out,
@@ -81,6 +82,7 @@ static tconv_status flamegraph_writer_open(tconv_ctx *ctx, tconv_output *out,
     if (!w->title) flamegraph_oom(strlen(title) + 1);
     w->svg.title = w->title;
     w->tree = flamegraph_tree_new(tconv_string_intern_cstr(ctx, "all"), w->svg.diff);
+    if (tconv_steps_merged(o)) w->steps = tconv_steps_new(ctx);
     *state = w;
     return TCONV_OK;
 }
@@ -186,6 +188,7 @@ static tconv_status flamegraph_writer_event(void *state, const tconv_event *ev)
     }
     for (uint32_t i = 0; i < ev->nframes; i++, k++) {
         w->names[k] = ev->frames[i].name;
+        if (w->steps) tconv_steps_name(w->steps, w->names[k], &w->names[k], NULL);
         w->hues[k] = flamegraph_writer_hue(w, &ev->frames[i]);
     }
     /* the first column sizes the frames: after (input 1), or before (input 0) with size=before */
@@ -220,6 +223,7 @@ static void flamegraph_writer_destroy(void *state)
     flamegraph_writer *w = state;
     if (!w) return;
     flamegraph_tree_free(w->tree);
+    tconv_steps_destroy(w->steps);
     free(w->names);
     free(w->hues);
     free(w->hue_of);
@@ -249,6 +253,7 @@ static const tconv_option_desc flamegraph_writer_options[] = {
     {"size", TCONV_OPT_ENUM, "after", "after|before",
      "with diff=true: which profile the frames' widths show (before shows the frames the "
      "after profile lost)"},
+    TCONV_STEPS_OPTION,
     {0},
 };
 

@@ -37,7 +37,8 @@ typedef struct folded_writer {
     char *buf;
     size_t bufcap;
     int overflowed;
-    size_t zero_lines; /* stacks whose time is 0 in the unit, not written */
+    size_t zero_lines;  /* stacks whose time is 0 in the unit, not written */
+    tconv_steps *steps; /* -W steps=merge: the core's steps stage; NULL: keep */
 } folded_writer;
 
 static void *folded_writer_grow(void *p, size_t *cap, size_t need, size_t size, int zero)
@@ -61,6 +62,7 @@ static tconv_status folded_writer_open(tconv_ctx *ctx, tconv_output *out, const 
     w->unit_ns = strcmp(tconv_option_get_string(o, "unit"), "ns") == 0;
     w->gpu = strcmp(tconv_option_get_string(o, "value"), "gpu") == 0;
     w->stacks = tconv_stacktab_new();
+    if (tconv_steps_merged(o)) w->steps = tconv_steps_new(ctx);
     *state = w;
     return TCONV_OK;
 }
@@ -132,8 +134,11 @@ static tconv_status folded_writer_event(void *state, const tconv_event *ev)
     w->key = folded_writer_grow(w->key, &w->keycap, n, sizeof(*w->key), 1);
     uint32_t k = 0;
     if (w->root != FOLDED_ROOT_NONE) w->key[k++].name = folded_writer_root(w, ev->track);
-    for (uint32_t i = 0; i < ev->nframes; i++)
-        w->key[k++].name = folded_writer_clean(w, ev->frames[i].name);
+    for (uint32_t i = 0; i < ev->nframes; i++) {
+        tconv_str name = ev->frames[i].name;
+        if (w->steps) tconv_steps_name(w->steps, name, &name, NULL); /* one ProfilerStep */
+        w->key[k++].name = folded_writer_clean(w, name);
+    }
     if (!k) return TCONV_OK; /* a sample without any frame has no line to go on */
     uint32_t node = tconv_stacktab_intern(w->stacks, w->key, k);
     w->values = folded_writer_grow(w->values, &w->valcap, (size_t)node + 1, sizeof(*w->values), 1);
@@ -199,6 +204,7 @@ static void folded_writer_destroy(void *state)
     folded_writer *w = state;
     if (!w) return;
     tconv_stacktab_destroy(w->stacks);
+    tconv_steps_destroy(w->steps);
     free(w->values);
     free(w->hit);
     free(w->key);
@@ -219,6 +225,7 @@ static const tconv_option_desc folded_writer_options[] = {
     {"value", TCONV_OPT_ENUM, "cpu", "cpu|gpu",
      "cpu: self time of spans (or the samples' own value); gpu: only GPU kernels, copies and "
      "sets, each on the CPU stack that launched it, ending in a '[gpu] name' frame"},
+    TCONV_STEPS_OPTION,
     {0},
 };
 

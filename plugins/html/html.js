@@ -141,6 +141,9 @@
         row("Operators", data.ops.rows.length + (data.ops.pytorch ? " PyTorch operators" :
             " span names"));
         if (data.kernels.length) row("Kernels", data.kernels.length + " distinct");
+        if (data.functions)
+            row("Stack samples", data.functions.rows.length + " functions, " +
+                amount(data.functions.total, data.functions.unit) + " " + data.functions.type);
 
         show("steps-part", st.used > 0);
         if (st.used) {
@@ -247,6 +250,9 @@
         } else if (type === "ns") {
             td = el("td", dur(v));
             td.setAttribute("data-v", String(v));
+        } else if (type === "bytes") {
+            td = el("td", bytes(v));
+            td.setAttribute("data-v", String(v));
         } else if (type === "text") {
             td = el("td", v, "text");
             td.title = String(v);
@@ -328,6 +334,34 @@
             apply();
         }
         return t;
+    }
+
+    // A value of a sample type: a time as a duration, bytes as bytes, a count as it is.
+    function amount(v, unit) {
+        if (unit === "nanoseconds") return dur(v);
+        if (unit === "bytes") return bytes(v);
+        return String(v);
+    }
+
+    // The profile's functions, flat and cumulative, as go tool pprof -top lists them.
+    function functions() {
+        var f = data.functions, box = document.getElementById("functions");
+        if (!box) return; // no CPU flame graph, which it sits under
+        if (!f) {
+            box.hidden = true;
+            return;
+        }
+        var type = f.unit === "nanoseconds" ? "ns" : f.unit === "bytes" ? "bytes" : "int";
+        document.getElementById("functions-note").textContent =
+            "Each function's flat " + f.type + " (the samples whose stack ends in it) and " +
+            "cumulative " + f.type + " (the samples whose stack holds it), out of " +
+            amount(f.total, f.unit) + ", as go tool pprof -top counts them.";
+        table(document.getElementById("functions-table"),
+              [["function", "text"], ["flat", type], ["flat %", "text"], ["cumulative", type],
+               ["cumulative %", "text"]],
+              f.rows.map(function (r) {
+                  return [r[0], r[1], pct(r[1], f.total), r[2], pct(r[2], f.total)];
+              }), null, ["functions-filter", "functions-count"]);
     }
 
     function tables() {
@@ -575,6 +609,7 @@
 
     overview();
     tables();
+    functions();
     memory();
     ranks();
     document.body.setAttribute("data-ready", "1");

@@ -176,5 +176,7 @@ void html_data(html_writer *w, csv_buf *b)
     html_memory(w, b);
     csv_buf_putc(b, ',');
     html_ranks(w, b);
+    csv_buf_putc(b, ',');
+    html_functions(w, b);
     csv_buf_putc(b, '}');
 }

@@ -2,7 +2,8 @@
  * input's own samples) of CPU threads only, summed into the flamegraph writer's tree and drawn by
  * its SVG code, so that the graph is the one `-w flamegraph` draws without its GPU streams'
  * frames (which the GPU graph shows on the operators that launched them). Spans are coloured by
- * the role of their name's first span. */
+ * the role of their name's first span; steps are one frame, as the flamegraph writer draws them
+ * (-W steps, the core's steps stage). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ void html_flame_build(html_writer *w)
             names[--k] = csv_trie_frame(t, x);
             uint32_t hue = set.from_samples ? TCONV_MAP_NONE : tconv_map_get(&w->hue, names[k], 0);
             hues[k] = hue == TCONV_MAP_NONE ? FLAMEGRAPH_HUE_HASH : (uint8_t)(hue - 1);
+            if (w->step_frames) tconv_steps_name(w->step_frames, names[k], &names[k], NULL);
         }
         flamegraph_tree_add(tree, names, hues, depth, value, 0);
     }

@@ -60,6 +60,7 @@ static void html_launch_gpu(html_writer *w, const html_kernel_call *c, uint32_t 
         tconv_str cat;
         x = csv_ops_chain_step(w->ops, x, &(*names)[--k], &cat);
         (*hues)[k] = FLAMEGRAPH_HUE_CPU;
+        if (w->step_frames) tconv_steps_name(w->step_frames, (*names)[k], &(*names)[k], NULL);
     }
     w->tmp.len = 0;
     csv_buf_cstr(&w->tmp, "[gpu] ");

@@ -62,6 +62,14 @@ static const char html_cpu_section[] =
     "frame to zoom; type in the graph's search box (Ctrl+F) to highlight. The graph is the one "
     "<code>tconv -w flamegraph</code> draws, without its GPU streams.</p>\n";
 
+/* Under the CPU flame graph: its functions, for an input of stack samples. */
+static const char html_functions_part[] =
+    "<div id=\"functions\"><h3>Top functions</h3>\n"
+    "<p class=\"note\" id=\"functions-note\"></p>\n"
+    "<p><input id=\"functions-filter\" type=\"search\" placeholder=\"Filter by name\" "
+    "aria-label=\"Filter functions by name\"> <span id=\"functions-count\"></span></p>\n"
+    "<div class=\"scroll\"><table id=\"functions-table\"></table></div></div>\n";
+
 static const char html_gpu_section[] =
     "<section id=\"flame-gpu-section\"><h2>Flame graph: GPU time by launching operator</h2>\n"
     "<p class=\"note\">Each kernel, memcpy and memset whose launch is known, on the operators "
@@ -187,6 +195,7 @@ tconv_status html_page(html_writer *w)
         csv_buf_cstr(b, html_cpu_section);
         if (html_frame(w, "flame-cpu", "CPU self time flame graph", html_flame) != TCONV_OK)
             return TCONV_FATAL;
+        csv_buf_cstr(b, html_functions_part);
         csv_buf_cstr(b, "</section>\n");
     }
     if (gpu) {

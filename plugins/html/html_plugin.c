@@ -12,6 +12,7 @@ static const tconv_option_desc html_options[] = {
     {"title", TCONV_OPT_STRING, NULL, NULL,
      "the page's heading and tab title (default: the input's file name)"},
     {"width", TCONV_OPT_INT, "1200", "400..100000", "width of the flame graph in pixels"},
+    TCONV_STEPS_OPTION,
     {0},
 };
 
@@ -35,6 +36,7 @@ static tconv_status html_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     w->ctx = ctx;
     w->out = out;
     w->flame_width = (int)width;
+    if (tconv_steps_merged(opts)) w->step_frames = tconv_steps_new(ctx);
     w->walk = tconv_spanwalk_new(ctx, TCONV_SPANWALK_ARGS);
     w->work = tconv_spanwalk_new(ctx, TCONV_SPANWALK_ARGS | TCONV_SPANWALK_WORK_ONLY);
     csv_kineto_init(&w->kineto, ctx);
@@ -136,6 +138,7 @@ static void html_destroy(void *state)
     summary_gpu_free(&w->gpu);
     csv_kineto_free(&w->kineto);
     tconv_map_free(&w->hue);
+    tconv_steps_destroy(w->step_frames);
     free(w->calls);
     free(w->kernel_ops);
     if (w->gpu_tree) flamegraph_tree_free(w->gpu_tree);

@@ -62,8 +62,9 @@ typedef struct html_writer {
     struct flamegraph_tree *gpu_tree; /* device time on the operators that launched it */
     struct flamegraph_tree *cpu_tree; /* CPU self time: the stacks of CPU threads only */
     flamegraph_unit cpu_unit;
-    tconv_map hue;     /* span name -> flame graph colour class + 1, from its first span */
-    uint64_t not_work; /* spans left out of the work walk */
+    tconv_map hue;            /* span name -> flame graph colour class + 1, from its first span */
+    tconv_steps *step_frames; /* -W steps=merge: the graphs' step frames as one; NULL: keep */
+    uint64_t not_work;        /* spans left out of the work walk */
     csv_buf page, tmp;
 } html_writer;
 
@@ -83,6 +84,9 @@ tconv_status html_flame_gpu(html_writer *w, csv_buf *b, int *height);
 /* html_ranks.c: "ranks":[...], each input's steps alone (its breakdown as its own report gives
  * it, and every step's time), the slowest marked; and what each input says of its job. */
 void html_ranks_meta(html_writer *w, const tconv_event *ev);
+
+/* html_functions.c: "functions":{...}, the top functions of stack samples (null for spans). */
+void html_functions(html_writer *w, csv_buf *b);
 void html_ranks(html_writer *w, csv_buf *b);
 void html_ranks_free(html_writer *w);
 

@@ -21,8 +21,13 @@ enum {
     PPROF_F_LOCATION = 4,
     PPROF_F_FUNCTION = 5,
     PPROF_F_STRING_TABLE = 6,
+    PPROF_F_DROP_FRAMES = 7,
+    PPROF_F_KEEP_FRAMES = 8,
     PPROF_F_TIME_NANOS = 9,
     PPROF_F_DURATION_NANOS = 10,
+    PPROF_F_PERIOD_TYPE = 11,
+    PPROF_F_PERIOD = 12,
+    PPROF_F_COMMENT = 13,
     PPROF_F_DEFAULT_SAMPLE_TYPE = 14
 };
 
@@ -34,11 +39,15 @@ enum {
     PPROF_K_PROCESS,
     PPROF_K_RANK,
     PPROF_K_INPUT,
+    PPROF_K_DEVICE,
+    PPROF_K_STEP,
     PPROF_K_ID,
     PPROF_LABEL_KEYS
 };
-static const char *const pprof_label_name[PPROF_LABEL_KEYS] = {"pid",  "tid",   "thread", "process",
-                                                               "rank", "input", "id"};
+static const char *const pprof_label_name[PPROF_LABEL_KEYS] = {
+    "pid", "tid", "thread", "process", "rank", "input", "device", "step", "id"};
+/* Labels a sample may carry: every key but "id", which is a unit. */
+#define PPROF_MAX_LABELS (PPROF_LABEL_KEYS - 1)
 
 typedef struct pprof_function {
     tconv_str name, system_name, filename;
@@ -66,6 +75,10 @@ typedef struct pprof_enc {
     uint32_t wire_cap;
     /* string indices of the label names and of "id", taken on first use */
     int64_t label_key[PPROF_LABEL_KEYS];
+    /* Steps (include/tconv/steps.h), by frame id: the frame written in its place (itself, or
+     * the one frame every step shares) and the step it is (-1: none). NULL: no step frame. */
+    uint32_t *step_frame;
+    int64_t *step_of;
     int oom;
 } pprof_enc;
 
@@ -356,11 +369,17 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
         }
         const pprof_group *grp = &g->items[gid];
         uint32_t n = 0;
+        int64_t step = -1; /* of the outermost step frame, the last one met */
         for (uint32_t node = k->node; node != PPROF_NODE_ROOT;
              node = pprof_stacks_parent(&w->stacks, node)) {
             locs = pprof_grow(locs, &locs_cap, n + 2, sizeof *locs, &e->oom);
             if (e->oom) break;
-            locs[n++] = pprof_loc_of(e, pprof_stacks_frame_of(&w->stacks, node));
+            uint32_t fr = pprof_stacks_frame_of(&w->stacks, node);
+            if (e->step_frame) {
+                if (e->step_of[fr] >= 0) step = e->step_of[fr];
+                fr = e->step_frame[fr];
+            }
+            locs[n++] = pprof_loc_of(e, fr);
         }
         if (e->oom) break;
         if (grp->root_frame != PPROF_INDEX_NONE) {
@@ -371,9 +390,9 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
         for (uint32_t v = 0; v < w->nvalues; v++)
             vals[v] = pprof_scale(merged->values[(size_t)i * w->nvalues + v], divs[v]);
 
-        /* tags and lengths of the two packed fields, the labels (six at most) */
+        /* tags and lengths of the two packed fields, the labels */
         uint8_t *p = pprof_wire_reserve(e, ((size_t)n + w->nvalues + 4) * PPROF_VARINT_MAX +
-                                               6 * (2 + 4 * (1 + PPROF_VARINT_MAX)));
+                                               PPROF_MAX_LABELS * (2 + 4 * (1 + PPROF_VARINT_MAX)));
         if (!p) break;
         if (n) {
             uint64_t len = 0;
@@ -399,6 +418,10 @@ static void pprof_write_samples(pprof_enc *e, const pprof_agg *merged, const ppr
         if (grp->process) p = pprof_put_label(e, p, PPROF_K_PROCESS, PPROF_ID_STR, 0, grp->process);
         if (grp->has_rank) p = pprof_put_label(e, p, PPROF_K_RANK, PPROF_ID_NUM, grp->rank, 0);
         if (grp->has_input) p = pprof_put_label(e, p, PPROF_K_INPUT, PPROF_ID_NUM, grp->input, 0);
+        if (grp->device_kind)
+            p = pprof_put_label(e, p, PPROF_K_DEVICE, grp->device_kind, grp->device_num,
+                                grp->device_str);
+        if (step >= 0) p = pprof_put_label(e, p, PPROF_K_STEP, PPROF_ID_NUM, step, 0);
         pprof_gz_bytes_field(e->gz, PPROF_F_SAMPLE, e->wire, (size_t)(p - e->wire));
     }
     free(locs);
@@ -493,6 +516,42 @@ static int pprof_start_date(tconv_ctx *ctx, int64_t first, int64_t *date)
     return *date >= PPROF_YEAR_2000_NS;
 }
 
+/* Where a frame is a step's (the core's steps stage): with -W steps=merge it gives way to the
+ * one frame all steps share, added to the stacks here, before the location maps are sized after
+ * them; either way it gives the samples under it their step label. -1 when out of memory. */
+static int pprof_map_steps(pprof_enc *e)
+{
+    pprof_writer *w = e->w;
+    uint32_t n = w->stacks.nframes;
+    tconv_steps *steps = tconv_steps_new(e->ctx);
+    for (uint32_t f = 0; f < n && !e->oom; f++) {
+        tconv_str merged;
+        int64_t number;
+        if (!tconv_steps_name(steps, w->stacks.frames[f].name, &merged, &number)) continue;
+        if (!e->step_frame) {
+            e->step_frame = malloc((size_t)n * sizeof *e->step_frame);
+            e->step_of = malloc((size_t)n * sizeof *e->step_of);
+            if (!e->step_frame || !e->step_of) {
+                e->oom = 1;
+                break;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                e->step_frame[i] = i;
+                e->step_of[i] = -1;
+            }
+        }
+        e->step_of[f] = number;
+        if (!w->steps_merged) continue;
+        tconv_frame shared = w->stacks.frames[f]; /* a copy: adding a frame may move them */
+        shared.name = merged;
+        uint32_t id = pprof_stacks_frame(&w->stacks, &shared);
+        if (id == PPROF_INDEX_NONE) e->oom = 1;
+        e->step_frame[f] = id;
+    }
+    tconv_steps_destroy(steps);
+    return e->oom ? -1 : 0;
+}
+
 /* Fold the per-track sums into per-group sums, dropping filtered tracks. */
 static int pprof_merge(pprof_writer *w, const pprof_groups *g, pprof_agg *merged)
 {
@@ -555,7 +614,8 @@ tconv_status pprof_encode(pprof_writer *w)
     if (!divs || pprof_groups_build(&groups, w) != 0) goto oom;
     int distinct = pprof_groups_distinct(&groups);
     if (distinct < 0 || (!distinct && pprof_merge(w, &groups, &merged) != 0)) goto oom;
-    /* Root frames were added by the groups: size the frame maps after them. */
+    if (pprof_map_steps(&e) != 0) goto oom;
+    /* Root frames and the steps' shared frame were added: size the frame maps after them. */
     uint32_t nframes = w->stacks.nframes;
     e.loc_of_frame = calloc(nframes ? nframes : 1, sizeof *e.loc_of_frame);
     e.frame_of_loc = calloc(nframes ? nframes : 1, sizeof *e.frame_of_loc);
@@ -569,16 +629,40 @@ tconv_status pprof_encode(pprof_writer *w)
     if (pprof_gz_open(&gz, w->ctx, w->out, Z_DEFAULT_COMPRESSION) != 0) goto done;
     pprof_write_sample_types(&e, &types, divs);
     pprof_write_mapping(&e);
-    /* Needed before the string table is written, so take its index now. */
+    /* Needed before the string table is written, so take their indices now. The period type is
+     * the default type: what one unit of a sample's value is (pprof's -raw shows it, and tools
+     * that scale by the period find 1). */
     int64_t default_type = pprof_cstr(&e, types.types[types.def].type);
+    Perftools__Profiles__ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+    period_type.type = default_type;
+    period_type.unit = pprof_cstr(&e, divs[types.def] > 1           ? w->unit_name
+                                      : types.types[types.def].unit ? types.types[types.def].unit
+                                                                    : "");
+    /* A profile read as it was (pprof -> pprof, no unit changed) keeps its own period. */
+    int64_t period = 1;
+    if (w->meta.period_type && w->meta.has_period && divs[types.def] <= 1) {
+        const char *pt = tconv_string_get(w->ctx, w->meta.period_type);
+        const char *slash = strrchr(pt, '/');
+        if (slash) {
+            period_type.type = pprof_str(&e, tconv_string_intern(w->ctx, pt, (size_t)(slash - pt)));
+            period_type.unit = pprof_cstr(&e, slash + 1);
+            period = w->meta.period;
+        }
+    }
     if (distinct)
         pprof_write_samples(&e, &w->agg, &groups, groups.of_track, divs);
     else
         pprof_write_samples(&e, &merged, &groups, NULL, divs);
     pprof_write_locations(&e);
     pprof_write_functions(&e);
+    /* what an input profile said of itself (pprof_meta.h): indices taken before the strings */
+    int64_t drop = pprof_str(&e, w->meta.drop_frames), keep = pprof_str(&e, w->meta.keep_frames);
+    for (size_t i = 0; i < w->meta.ncomments; i++)
+        pprof_gz_varint_field(&gz, PPROF_F_COMMENT, (uint64_t)pprof_str(&e, w->meta.comments[i]));
     if (e.oom) goto oom;
     pprof_write_strings(&e);
+    if (drop) pprof_gz_varint_field(&gz, PPROF_F_DROP_FRAMES, (uint64_t)drop);
+    if (keep) pprof_gz_varint_field(&gz, PPROF_F_KEEP_FRAMES, (uint64_t)keep);
 
     int64_t first = 0, last = 0;
     if (tconv_ctx_bounds(w->ctx, &first, &last)) {
@@ -589,7 +673,11 @@ tconv_status pprof_encode(pprof_writer *w)
             pprof_gz_varint_field(&gz, PPROF_F_TIME_NANOS, (uint64_t)date);
         if (last > first)
             pprof_gz_varint_field(&gz, PPROF_F_DURATION_NANOS, (uint64_t)(last - first));
+        else if (w->meta.has_duration)
+            pprof_gz_varint_field(&gz, PPROF_F_DURATION_NANOS, (uint64_t)w->meta.duration);
     }
+    pprof_gz_message_field(&gz, PPROF_F_PERIOD_TYPE, &period_type.base);
+    if (period) pprof_gz_varint_field(&gz, PPROF_F_PERIOD, (uint64_t)period);
     if (default_type)
         pprof_gz_varint_field(&gz, PPROF_F_DEFAULT_SAMPLE_TYPE, (uint64_t)default_type);
     if (pprof_gz_finish(&gz) != 0) goto done;
@@ -604,6 +692,8 @@ done:
     free(e.strs);
     free(e.loc_of_frame);
     free(e.frame_of_loc);
+    free(e.step_frame);
+    free(e.step_of);
     free(e.funcs);
     free(e.wire);
     pprof_index_free(&e.func_ix);

@@ -47,7 +47,9 @@ static int pprof_group_equal(const pprof_group *a, const pprof_group *b)
            a->tid_kind == b->tid_kind && a->pid_num == b->pid_num && a->tid_num == b->tid_num &&
            a->pid_str == b->pid_str && a->tid_str == b->tid_str && a->thread == b->thread &&
            a->process == b->process && a->has_rank == b->has_rank && a->rank == b->rank &&
-           a->has_input == b->has_input && a->input == b->input;
+           a->has_input == b->has_input && a->input == b->input &&
+           a->device_kind == b->device_kind && a->device_num == b->device_num &&
+           a->device_str == b->device_str;
 }
 
 static uint32_t pprof_group_hash(const pprof_group *k)
@@ -59,6 +61,8 @@ static uint32_t pprof_group_hash(const pprof_group *k)
     h = pprof_hash_mix(h, (uint64_t)k->pid_str << 32 | k->tid_str);
     h = pprof_hash_mix(h, (uint64_t)k->thread << 32 | k->process);
     h = pprof_hash_mix(h, (uint64_t)k->rank << 1 | (uint32_t)k->has_rank);
+    h = pprof_hash_mix(h, (uint64_t)k->device_num << 2 | k->device_kind);
+    h = pprof_hash_mix(h, k->device_str);
     return pprof_hash_mix(h, k->input);
 }
 
@@ -82,6 +86,23 @@ static uint32_t pprof_group_intern(pprof_groups *g, const pprof_group *k)
     g->items[id] = *k;
     g->count++;
     return id;
+}
+
+/* The thread's name for its label: Kineto names a thread "thread 25772 (python)", which
+ * pprof's -tagfocus cannot match whole (it reads "thread=25772" as a number range, and the
+ * parentheses of the name as a regexp's group), and whose number the tid label already holds:
+ * the label is the name inside, "python". Other names stay as they are. */
+static tconv_str pprof_thread_label(tconv_ctx *ctx, const tconv_track *tr)
+{
+    const char *name = tconv_string_get(ctx, tr->thread_name);
+    const char *tid = tconv_string_get(ctx, tr->tid);
+    size_t len = tconv_string_length(ctx, tr->thread_name), tlen = strlen(tid);
+    if (len < 7 + tlen + 3 || strncmp(name, "thread ", 7) != 0 ||
+        strncmp(name + 7, tid, tlen) != 0 || strncmp(name + 7 + tlen, " (", 2) != 0 ||
+        name[len - 1] != ')')
+        return tr->thread_name;
+    size_t from = 7 + tlen + 2;
+    return tconv_string_intern(ctx, name + from, len - 1 - from);
 }
 
 int pprof_groups_build(pprof_groups *g, pprof_writer *w)
@@ -154,6 +175,12 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
                 k.pid_str = tr->pid;
             }
             k.process = process;
+            if (tr->kind == TCONV_TRACK_GPU) {
+                /* Kineto's GPU streams sit in a process numbered after the device. */
+                k.device_kind = k.pid_kind;
+                k.device_num = k.pid_num;
+                k.device_str = k.pid_str;
+            }
             const pprof_input *in = &g->inputs[tr->input];
             k.has_rank = in->has_rank;
             k.rank = in->has_rank ? in->rank : 0;
@@ -168,7 +195,7 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
                 k.tid_kind = PPROF_ID_STR;
                 k.tid_str = tr->tid;
             }
-            k.thread = thread;
+            k.thread = thread ? pprof_thread_label(ctx, tr) : 0;
         }
         uint32_t id = pprof_group_intern(g, &k);
         if (id == PPROF_INDEX_NONE) goto oom;

@@ -17,6 +17,9 @@ typedef struct pprof_group {
     int64_t pid_num, tid_num;
     tconv_str pid_str, tid_str;
     tconv_str thread, process; /* 0 when absent */
+    uint32_t device_kind;      /* PPROF_ID_*: the device of a GPU stream, its pid */
+    int64_t device_num;
+    tconv_str device_str;
     int has_rank, has_input;
     int64_t rank;
     uint32_t input;

@@ -1,15 +1,16 @@
 /* The pprof writer: collects stack samples (from a stack reader, or made from spans by the
  * core's stack stage) into distinct stacks per track, and writes a gzipped pprof profile. */
 #include "pprof_writer.h"
+#include "pprof_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const tconv_option_desc pprof_options[] = {
     {"labels", TCONV_OPT_ENUM, "all", "all|pid|none",
-     "sample labels: all = pid, tid, thread, process (and the input's rank or position); pid = "
-     "pid and process (and rank or position) only (threads of a process merge); none = no "
-     "labels (all threads merge)"},
+     "sample labels: all = pid, tid, thread, process, device on GPU streams (and the input's "
+     "rank or position); pid = pid, process and device (and rank or position) only (threads "
+     "of a process merge); none = no labels but step (all threads merge)"},
     {"root", TCONV_OPT_ENUM, "gpu", "gpu|all|none",
      "add the track's name as outermost frame: on GPU stream tracks, on every track, or never"},
     {"category", TCONV_OPT_ENUM, "file", "file|system|none",
@@ -28,6 +29,7 @@ static const tconv_option_desc pprof_options[] = {
     {"gpu", TCONV_OPT_ENUM, "off", "off|attribute",
      "attribute: charge each GPU kernel, copy and set to the CPU stack that launched it, as a "
      "third sample type gpu (go tool pprof -sample_index=gpu)"},
+    TCONV_STEPS_OPTION,
     {0},
 };
 
@@ -37,6 +39,7 @@ static void pprof_destroy(void *state)
     if (!w) return;
     pprof_stacks_free(&w->stacks);
     pprof_agg_free(&w->agg);
+    pprof_meta_free(&w->meta);
     free(w);
 }
 
@@ -90,6 +93,7 @@ static tconv_status pprof_open(tconv_ctx *ctx, tconv_output *out, const tconv_op
         pprof_destroy(w);
         return TCONV_FATAL;
     }
+    w->steps_merged = tconv_steps_merged(opts);
     if (tconv_option_is_set(opts, "track")) {
         w->track_filter = tconv_option_get_string(opts, "track");
         if (!*w->track_filter) w->track_filter = NULL;
@@ -113,8 +117,9 @@ static void pprof_take_types(pprof_writer *w, const tconv_event *ev)
 static tconv_status pprof_event(void *state, const tconv_event *ev)
 {
     pprof_writer *w = state;
+    if (ev->kind == TCONV_EV_METADATA) pprof_meta_event(&w->meta, w->ctx, ev);
     if (ev->kind != TCONV_EV_SAMPLE)
-        return TCONV_OK; /* metadata: the core's track table already holds what is needed */
+        return TCONV_OK; /* metadata: the core's track table already holds the rest */
     if ((w->has_start && ev->ts < w->start) || (w->has_end && ev->ts >= w->end)) return TCONV_OK;
     if (!w->have_types) pprof_take_types(w, ev);
     int64_t one = 1;
@@ -170,6 +175,7 @@ static const tconv_writer_class pprof_writer_class = {
 };
 
 static const tconv_writer_class *const pprof_writers[] = {&pprof_writer_class, NULL};
+static const tconv_reader_class *const pprof_readers[] = {&pprof_reader_class, NULL};
 
 static const tconv_plugin_desc pprof_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
@@ -177,8 +183,8 @@ static const tconv_plugin_desc pprof_plugin = {
     .abi_minor = TCONV_ABI_MINOR,
     .name = "pprof",
     .version = TCONV_VERSION,
-    .description = "pprof profile writer",
-    .readers = NULL,
+    .description = "pprof profile reader and writer",
+    .readers = pprof_readers,
     .writers = pprof_writers,
 };
 

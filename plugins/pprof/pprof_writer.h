@@ -6,8 +6,10 @@
 #include <stdint.h>
 
 #include <tconv/plugin.h>
+#include <tconv/steps.h>
 
 #include "pprof_agg.h"
+#include "pprof_meta.h"
 #include "pprof_stacks.h"
 
 typedef enum pprof_labels_mode {
@@ -42,6 +44,7 @@ typedef struct pprof_writer {
     int has_start, has_end;
     int64_t start, end;
     const char *track_filter; /* comma-separated glob patterns, NULL for all */
+    int steps_merged;         /* -W steps=merge: one ProfilerStep frame, the number a label */
     int level;                /* gzip level */
 
     /* what arrived */
@@ -49,6 +52,7 @@ typedef struct pprof_writer {
     uint32_t nvalues;
     pprof_stacks stacks;
     pprof_agg agg; /* group = track id */
+    pprof_meta meta;
 } pprof_writer;
 
 /* Write the whole profile: the finish step. */

@@ -10,17 +10,19 @@ usage: tests/bench/speed-bench.py BUILD_DIR [BASE_BUILD_DIR]
 environment:
   RUNS=5          runs per measurement (the median is printed)
   SIZE_MB=220     size of the generated Kineto-like trace
+  DENSE_MB=136    size of the generated dense legacy-shape trace (gen_dense.py; 0: none)
   SPANS=200000    spans of the distinct-stacks trace
   DATA=DIR        keep the generated inputs in DIR and reuse them (default: a temporary dir)
   WRITERS         default "pprof folded otf2"
   ONLY=REGEX      only the inputs whose name matches
 
-Inputs: a generated Kineto-like trace (plain and gzipped), the largest Kineto trace of the corpus
-(gzipped as stored, and plain), and a generated trace of nested spans whose self-time stacks are
-nearly all distinct. For each: `cat` and `gzip -dc` as floors, then `tconv -r chrome -w WRITER`,
+Inputs: a generated Kineto-like trace (plain and gzipped), a generated trace in the dense shape of
+PyTorch's legacy exporter (plain and gzipped), the largest Kineto trace of the corpus (gzipped as
+stored, and plain), and a generated trace of nested spans whose self-time stacks are nearly all
+distinct. For each: `cat` and `gzip -dc` as floors, then `tconv -r chrome -w WRITER`,
 and `-w text-stacks` on the distinct-stacks trace. Each line shows medians: wall seconds, MB/s of
 decompressed JSON by wall time and by CPU time (user + system, of the process and its threads),
-user CPU seconds, peak RSS. CPU figures are the steadier ones on a shared machine.
+user CPU seconds, events per second (M ev/s, by wall and by CPU time), peak RSS. CPU figures are the steadier ones on a shared machine.
 """
 import gzip
 import os
@@ -33,6 +35,7 @@ import sys
 import tempfile
 import time
 
+from gen_dense import gen_dense
 from gen_trace import gen_kineto
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -107,11 +110,14 @@ def measure(cmds, runs, tfile):
     return meds
 
 
-def line(label, nbytes, m, floor=None):
+def line(label, nbytes, m, floor=None, nevents=0):
     wall, usr, _, rss, cpu = m
     mb = nbytes / 1e6
     s = "  %-40s %6.3f s %7.1f MB/s  CPU %6.3f s (user %6.3f) %7.1f MB/s  %6.1f MB RSS" % (
         label, wall, mb / wall if wall else 0, cpu, usr, mb / cpu if cpu else 0, rss / 1024)
+    if nevents:
+        s += "  %5.2f M ev/s (CPU %5.2f)" % (nevents / 1e6 / wall if wall else 0,
+                                            nevents / 1e6 / cpu if cpu else 0)
     if floor:
         s += "  %.2fx wall of %s" % (wall / floor[1], floor[0])
     print(s, flush=True)
@@ -146,6 +152,16 @@ def main():
             gen_distinct(dist + ".tmp", spans)
             os.rename(dist + ".tmp", dist)
         inputs = [gen, gen + ".gz"]
+        dense_mb = int(os.environ.get("DENSE_MB", "136"))
+        if dense_mb:
+            dense = os.path.join(data, "dense-%dMB.json" % dense_mb)
+            if not os.path.exists(dense):
+                gen_dense(dense + ".tmp", dense_mb)
+                os.rename(dense + ".tmp", dense)
+            if not os.path.exists(dense + ".gz"):
+                subprocess.run("gzip -1 -c '%s' > '%s.tmp' && mv '%s.tmp' '%s.gz'" %
+                               (dense, dense, dense, dense), shell=True, check=True)
+            inputs += [dense, dense + ".gz"]
         largest = os.path.join(CORPUS, LARGEST)
         if os.path.exists(largest):
             plain = os.path.join(data, os.path.basename(largest)[:-3])
@@ -166,14 +182,18 @@ def main():
             if not only.search(name):
                 continue
             gz = path.endswith(".gz")
-            nbytes = 0
+            # events: one "ph" member each (no generated or corpus trace has one in its args)
+            nbytes = nevents = 0
+            tail = b""
             with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
                 while True:
                     b = f.read(1 << 20)
                     if not b:
                         break
                     nbytes += len(b)
-            print("%s: %.1f MB of JSON%s" % (name, nbytes / 1e6,
+                    nevents += (tail + b).count(b'"ph"')
+                    tail = b[-3:]
+            print("%s: %.1f MB of JSON, %.2f M events%s" % (name, nbytes / 1e6, nevents / 1e6,
                   ", %.1f MB gzipped" % (os.path.getsize(path) / 1e6) if gz else ""), flush=True)
             fl = measure([(["cat", path], None)] + ([(["gzip", "-dc", path], None)] if gz else []), runs, tfile)
             line("cat", nbytes, fl[0])
@@ -195,8 +215,8 @@ def main():
                     cmds.insert(0, ([base] + args, out))
                 ms = measure(cmds, runs, tfile)
                 if base:
-                    line("base: tconv -w " + w, nbytes, ms[0], floor)
-                line(("new:  " if base else "") + "tconv -w " + w, nbytes, ms[-1], floor)
+                    line("base: tconv -w " + w, nbytes, ms[0], floor, nevents)
+                line(("new:  " if base else "") + "tconv -w " + w, nbytes, ms[-1], floor, nevents)
         with open("/proc/loadavg") as f:
             print("load average at the end: %s" % " ".join(f.read().split()[:3]))
     finally:

@@ -3,7 +3,8 @@
 source "$(dirname "$0")/lib.sh"
 export TCONV_PLUGIN_PATH=$TEST_PLUGINS
 IN=$DATA/roles/steps.json
-fold() { expect_rc 0 "$TCONV" -q -w folded -W unit=ns "$@" -o "$TMP/f" "$IN"; }
+# (Steps keep a frame each here, to show which were selected; merged below.)
+fold() { expect_rc 0 "$TCONV" -q -w folded -W unit=ns -W steps=keep "$@" -o "$TMP/f" "$IN"; }
 # (Lines of value 0, a span whose children fill the window, say nothing: not compared.)
 want() {
     printf '%s\n' "$@" >"$TMP/want"
@@ -45,12 +46,22 @@ ARGS="bare --steps 2 --step-name iteration"
 want "iteration 250000" "iteration;iteration_bwd 50000"
 expect_rc 0 "$TCONV" -q -w folded -W unit=ns --steps 9 --step-name iteration -o "$TMP/f" "$TMP/bare.json"
 ARGS="bare --steps 9 --step-name iteration"
-want "iteration#9 100000"
+want "iteration 100000"
 # A name that matches nothing is said, not silently an empty breakdown or selection.
 expect_rc 0 "$TCONV" -w summary --step-name iterashun -o "$TMP/s" "$TMP/bare.json"
 expect_grep "$TMP/err" "--step-name 'iterashun' matched no span"
 expect_rc 0 "$TCONV" -w summary --step-name iteration -o "$TMP/s" "$TMP/bare.json"
 ! grep -q "matched no span" "$TMP/err" || fail "--step-name iteration: warned though it matched"
+# By default the steps selected are one ProfilerStep frame (the core's steps stage), or one frame
+# named after the user's pattern, whose steps they are then.
+merged() { expect_rc 0 "$TCONV" -q -w folded -W unit=ns "$@" -o "$TMP/f" "$IN"; }
+ARGS="--steps 2-3 (merged)"; merged --steps 2-3
+want "ProfilerStep 1600000" "ProfilerStep;aten::mm 300000" "ProfilerStep;iter 7 100000" \
+    "aten::add 400000"
+ARGS="--step-name 'iter ' (merged)"; merged --step-name "iter "
+want "ProfilerStep#1 500000" "ProfilerStep#1;aten::mm 500000" "ProfilerStep#2 700000" \
+    "ProfilerStep#2;aten::mm 300000" "ProfilerStep#3 900000" "ProfilerStep#3;iter 100000" \
+    "aten::add 400000"
 
 # Inputs: the second copy only (0-based).
 expect_rc 0 "$TCONV" -q -w text-ordered --input 1 -o "$TMP/t" "$IN" "$DATA/roles/lanes.json"

@@ -2,7 +2,8 @@
  * in pieces whose sizes come from its own bytes, and both runs must hand over the same tokens
  * and end with the same error at the same offset. A token cut by a buffer's end is the lexer's
  * hardest case; this makes every input exercise it. The whole input is also lexed with each
- * scan path the CPU has (portable, SSE2, AVX2), with the same result as the default. */
+ * scan path the CPU has (portable, SSE2, AVX2), with the same result as the default. A document
+ * it accepts is also given to the structural index (core/json_index.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,57 @@ static void fuzz_run(const uint8_t *data, size_t size, int split, unsigned flags
     tconv_json_free(lx);
 }
 
+/* The structural index on a document the lexer accepted: the ',' at depth 1 as a byte-by-byte
+ * reading finds them, on each path, whole and in pieces of 1 to 13 bytes. */
+static void fuzz_index(const uint8_t *data, size_t size)
+{
+    uint64_t *want = malloc((size + 1) * sizeof(*want)), *got = malloc((size + 1) * sizeof(*got));
+    size_t nw = 0;
+    int in = 0, esc = 0;
+    int64_t depth = 0;
+    for (size_t i = 0; i < size; i++) {
+        uint8_t c = data[i];
+        if (in) {
+            if (esc)
+                esc = 0;
+            else if (c == '\\')
+                esc = 1;
+            else if (c == '"')
+                in = 0;
+        } else if (c == '"') {
+            in = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        } else if (c == ',' && depth == 1) {
+            want[nw++] = i;
+        }
+    }
+    for (int path = TCONV_JSON_SCAN_PORTABLE; path <= TCONV_JSON_SCAN_AVX2; path++) {
+        if (tconv_json_scan_use(path)) break;
+        for (int split = 0; split < 2; split++) {
+            tconv_json_index ix;
+            tconv_json_index_init(&ix);
+            size_t ng = 0, k = 0;
+            for (size_t at = 0; at < size;) {
+                size_t n = split ? (size_t)(data[k++ % size] % 13) + 1 : size;
+                if (n > size - at) n = size - at;
+                ng += tconv_json_index_commas(&ix, data + at, n, 1, got + ng);
+                at += n;
+            }
+            if (ng != nw || memcmp(got, want, nw * sizeof(*want)) != 0) {
+                fprintf(stderr, "index path %d split %d: %zu separators, bytes: %zu\n", path, split,
+                        ng, nw);
+                abort();
+            }
+        }
+        tconv_json_scan_use(-1);
+    }
+    free(want);
+    free(got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     unsigned flags = size && (data[0] & 1) ? TCONV_JSON_REPAIR_UTF8 : 0;
@@ -80,5 +132,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
+    if (ea[0] == '0') fuzz_index(data, size);
     return 0;
 }

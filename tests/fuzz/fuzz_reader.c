@@ -49,6 +49,10 @@ static const fuzz_optset fuzz_optsets[] = {
     {"folded", {"format=extended", NULL}},
     {"folded", {"format=plain", "strict=true", NULL}},
     {"otf2", {NULL}},
+    {"pprof", {NULL}},
+    {"pprof", {"sample=0", NULL}},
+    {"speedscope", {NULL}},
+    {"firefox", {NULL}},
 };
 
 static const tconv_reader_class *fuzz_rc;

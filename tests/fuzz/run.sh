@@ -14,7 +14,9 @@ readers=("$@")
 # otf2 is run on demand only (run.sh 60 otf2): the archive's anchor file is parsed by libotf2,
 # which sizes allocations by the file's counts (a crafted anchor asks for 3 GB) and leaks on
 # its own error paths; what tconv's reader does is covered, the library cannot be fixed here.
-[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json)
+# firefox is on demand too (run.sh 60 firefox): its inputs are whole JSON documents of tens of
+# KiB, about 90 runs a second, too few for the short default pass.
+[ ${#readers[@]} -gt 0 ] || readers=(chrome tfmem perf folded json pprof speedscope)
 build=${FUZZ_BUILD:-$repo/build-fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 

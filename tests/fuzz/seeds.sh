@@ -34,7 +34,7 @@ add() {
     done
 }
 
-for r in chrome tfmem perf folded otf2; do
+for r in chrome tfmem perf folded otf2 firefox; do
     add $r "$here"/seeds/$r/*
 done
 add chrome "$repo"/tests/data/chrome/* "$repo"/plugins/otf2/tests/data/*.json \
@@ -42,6 +42,10 @@ add chrome "$repo"/tests/data/chrome/* "$repo"/plugins/otf2/tests/data/*.json \
     "$repo"/examples/traces/*.gz
 add perf "$repo"/plugins/perf/tests/data/*.perf
 add folded "$repo"/plugins/folded/tests/data/*.folded "$repo"/plugins/folded/tests/golden/*.folded
+add pprof "$repo"/plugins/pprof/tests/input/data/*.gz "$repo"/plugins/pprof/tests/input/data/*.pprof \
+    "$repo"/plugins/pprof/tests/input/data/*.prof
+add speedscope "$repo"/plugins/speedscope/tests/data/*.json
+add firefox "$repo"/plugins/firefox/tests/data/*.json
 # The JSON lexer alone (fuzz_json): its differential inputs and the Chrome test traces.
 add json "$repo"/tests/data/json/*.json "$repo"/tests/data/chrome/*.json
 
@@ -66,6 +70,6 @@ if [ -d "$corpus" ]; then
         \( -path '*results*' -o -path '*flamegraph*' -o -path '*stackcollapse*' \) 2>/dev/null |
         sort)
 fi
-for r in chrome tfmem perf folded json; do
+for r in chrome tfmem perf folded json pprof speedscope firefox; do
     echo "seeds: $r: $(ls "$out/$r" | wc -l) files, $(du -sh "$out/$r" | cut -f1)"
 done

@@ -69,5 +69,5 @@ expect_err "empty.json: no JSON value in the input: read as an empty trace [chro
 expect 1 64 10 "$TCONV" -r tfmem -w text empty.json
 expect_err "empty.json:0: invalid JSON"
 expect 1 64 10 "$TCONV" -w text empty.json
-expect_err "tconv: error: cannot tell the format of 'empty.json'"
+expect_err "tconv: error: 'empty.json' is empty: there is nothing to convert"
 done_checks

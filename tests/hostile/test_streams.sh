@@ -54,7 +54,7 @@ expect 0 64 10 bash -c "'$TCONV' -r chrome -w text -o new.txt t.json <&- >&-"
 expect 0 64 10 bash -c "'$TCONV' -r chrome -w text </dev/null"
 expect_err "<stdin>: no JSON value in the input: read as an empty trace [chrome.empty]"
 expect 1 64 10 bash -c "'$TCONV' -w text </dev/null"
-expect_err "tconv: error: cannot tell the format of '<stdin>'"
+expect_err "tconv: error: '<stdin>' is empty: there is nothing to convert"
 # A producer that dies mid-stream: a cut inside an event is an error, and nothing replaces the
 # old output; a cut between events is a truncated trace, read with its warning.
 expect 1 64 10 bash -c "head -c 40 t.json | '$TCONV' -r chrome -w text -o old.txt"

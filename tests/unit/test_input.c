@@ -311,6 +311,88 @@ static void with_and_without_the_thread(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* Everything an input gives, bytes then the error if any, with TCONV_INFLATE=how. */
+static char *read_all(tconv_ctx *ctx, const char *path, const char *how, size_t *len)
+{
+    setenv("TCONV_INFLATE", how, 1);
+    tconv_input *in = tconv_input_open(ctx, path, 0, 0);
+    assert_non_null(in);
+    size_t cap = 1 << 16, n = 0;
+    char *all = malloc(cap);
+    ssize_t r;
+    for (;;) {
+        if (n + 65536 > cap) all = realloc(all, cap *= 2);
+        if ((r = tconv_input_read(in, all + n, 65536)) <= 0) break;
+        n += (size_t)r;
+    }
+    if (r < 0) {
+        size_t ne;
+        const char *e = tconv_error_chain(ctx, &ne)[0];
+        size_t el = strlen(e);
+        all = realloc(all, n + el + 8);
+        memcpy(all + n, "\nERROR:", 7);
+        memcpy(all + n + 7, e, el);
+        n += el + 7;
+        tconv_error_clear(ctx);
+    }
+    tconv_input_close(in);
+    unsetenv("TCONV_INFLATE");
+    *len = n;
+    return all;
+}
+
+/* ISA-L (where the build has it) and zlib give the same bytes, and the same error at the same
+ * place on damaged files: a flipped byte anywhere, a cut, garbage after the last member. */
+static void isal_and_zlib_agree(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-isal");
+    size_t n = 1u << 20;
+    char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + (i * 7919 + i / 977) % 26);
+    char gz[4200], bad[4200];
+    snprintf(gz, sizeof(gz), "%s/multi.gz", dir);
+    snprintf(bad, sizeof(bad), "%s/bad.gz", dir);
+    write_gzip(gz, data, n, 3);
+    size_t glen = 0;
+    char *g = testutil_slurp(gz, &glen);
+    tconv_ctx *ctx = tconv_ctx_new();
+    size_t la, lb;
+    char *a = read_all(ctx, gz, "isal", &la), *b = read_all(ctx, gz, "zlib", &lb);
+    assert_int_equal(la, n);
+    assert_int_equal(lb, n);
+    assert_memory_equal(a, data, n);
+    assert_memory_equal(b, data, n);
+    free(a);
+    free(b);
+    char *d = malloc(glen + 16);
+    for (size_t k = 0; k < 40; k++) {
+        memcpy(d, g, glen);
+        size_t len = glen;
+        if (k < 30) { /* a flipped byte: in the header, the data, a trailer */
+            size_t at = k < 10 ? k : k < 20 ? (glen / 10) * (k - 10) + 11 : glen - 1 - (k - 20);
+            d[at] ^= (char)(0x55 + k);
+        } else if (k < 35) { /* cut */
+            len = glen - 1 - (k - 30) * glen / 7;
+        } else { /* garbage or padding and garbage after the last member */
+            memcpy(d + glen, k & 1 ? "\0\0\0x" : "\x1f\x8b\x08\xff", 4);
+            len = glen + 4;
+        }
+        testutil_write(bad, d, len);
+        a = read_all(ctx, bad, "isal", &la);
+        b = read_all(ctx, bad, "zlib", &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, la);
+        free(a);
+        free(b);
+    }
+    free(d);
+    free(g);
+    free(data);
+    tconv_ctx_free(ctx);
+}
+
 /* A gzip stream on a pipe whose writer neither writes more nor closes: the reader takes what
  * came, and closing the input does not wait for the writer. */
 static void a_silent_pipe_does_not_block_close(void **state)
@@ -356,6 +438,7 @@ int main(void)
         cmocka_unit_test(limits),
         cmocka_unit_test(with_and_without_the_thread),
         cmocka_unit_test(a_silent_pipe_does_not_block_close),
+        cmocka_unit_test(isal_and_zlib_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

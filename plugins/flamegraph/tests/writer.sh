@@ -84,7 +84,7 @@ def hue(name):
     return "other"
 want = {"train.py(12):_main": "green", "aten::addmm": "warm", "cudaLaunchKernel": "yellow",
         "cuLaunchKernel": "yellow", "sgemm_128x64_nn": "blue", "Memcpy_HtoD": "aqua",
-        "Memset": "purple", "ProfilerStep#1": "other"}
+        "Memset": "purple", "ProfilerStep": "other"}
 bad = {n: hue(n) for n in want if hue(n) != want[n]}
 if bad:
     print("wrong hues:", bad)
@@ -117,9 +117,13 @@ agree hostile 0 "$dir/data/hostile.json"
 # selection is a core stage before the writer: the graph shows only what it kept
 agree steps-2 0 --steps 2 "$data/roles/steps.json"
 agree window 0 --window 150us:700us "$data/roles/steps.json"
-T -w flamegraph --steps 2 "$data/roles/steps.json" >"$tmp/steps.svg"
+T -w flamegraph -W steps=keep --steps 2 "$data/roles/steps.json" >"$tmp/steps.svg"
 grep -qF '<title>ProfilerStep#2 (' "$tmp/steps.svg" && ! grep -qF 'ProfilerStep#1' "$tmp/steps.svg" &&
     ok || bad "--steps 2: expected step 2 alone"
+# every step one ProfilerStep frame (the core's steps stage), unless -W steps=keep
+T -w flamegraph "$data/roles/steps.json" >"$tmp/merged.svg"
+[ "$(grep -c '<title>ProfilerStep (' "$tmp/merged.svg")" = 1 ] &&
+    ! grep -qF 'ProfilerStep#' "$tmp/merged.svg" && ok || bad "steps not merged into one frame"
 # the check itself can fail: a graph of step 2 does not agree with the whole trace's stacks
 T -w folded -W unit=ns "$data/roles/steps.json" >"$tmp/all.folded"
 T -w flamegraph -W minwidth=0 --steps 2 "$data/roles/steps.json" >"$tmp/s2.svg"

@@ -44,7 +44,15 @@ if "$tconv" --list | grep -q "reader  chrome "; then
             continue
         }
         sed -e 's/\.0$//' -e '/ 0$/d' "$gen/$base-folded.txt" >"$tmp/want"
-        same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded -W unit=us "$corpus/$p"
+        same "chrome:$p" "$tmp/want" "$tconv" -r chrome -w folded -W unit=us -W steps=keep \
+            "$corpus/$p"
+        # by default every ProfilerStep#N is one ProfilerStep frame: the same lines so renamed,
+        # summed per stack and sorted again
+        sed 's/ProfilerStep#[0-9]*/ProfilerStep/g' "$tmp/want" |
+            awk '{ n = match($0, / [^ ]*$/); s[substr($0, 1, n - 1)] += substr($0, n + 1) }
+                 END { for (k in s) print k " " s[k] }' | LC_ALL=C sort >"$tmp/want-merged"
+        same "chrome-merged:$p" "$tmp/want-merged" "$tconv" -r chrome -w folded -W unit=us \
+            "$corpus/$p"
     done
     # ';' and line breaks in names; rounding to µs (the 0.5 ns span has no line); nanoseconds,
     # the default; the thread as root frame

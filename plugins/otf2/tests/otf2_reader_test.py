@@ -224,7 +224,8 @@ def selftime(tconv, tmp, inputs):
         if re.search(r"\.json(\.gz)?$", src):
             anchor = to_otf2(tconv, src, os.path.join(tmp, "st"))
         prof = os.path.join(tmp, "st.pb.gz")
-        run([tconv, "-q", "-r", "otf2", "-w", "pprof", "-o", prof, anchor])
+        # a region per step, as OTF2 holds them (pprof merges steps by default)
+        run([tconv, "-q", "-r", "otf2", "-w", "pprof", "-W", "steps=keep", "-o", prof, anchor])
         want = {k: v for k, v in exclusive(anchor).items() if v}
         got = {k: v for k, v in pprof_flat(prof).items() if v}
         if want != got:

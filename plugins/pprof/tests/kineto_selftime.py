@@ -7,7 +7,8 @@ trace viewers nest them: sorted by start, longer first, then input order; a chil
 its parent is clipped to the parent's end. From that this script computes
   - the number of spans (pprof total of samples/count),
   - each track's busy time, the union of its top-level spans (pprof total of wall),
-  - each span name's summed self time (pprof flat of that function),
+  - each span name's summed self time (pprof flat of that function; every ProfilerStep#N is one
+    ProfilerStep, as -W steps=merge writes it),
 and compares them with the profile as decoded by pprof_dump. It also converts each trace twice
 and wants identical bytes, and, when `go` is installed, has `go tool pprof` read the profile
 (-raw, -top, -traces) and checks that -top shows parents with flat below cum.
@@ -118,20 +119,31 @@ def clip_to_parents(spans, lanes):
     return out
 
 
-def expected(events, window=None):
-    """On a thread a span outliving its parent is clipped; on a GPU stream it goes to the first
+STEP = re.compile(r"ProfilerStep#(\d+)")
+
+
+def merged_name(name):
+    """The frame a span is in the profile: every ProfilerStep#N is one ProfilerStep (-W steps,
+    merge by default; the number is the sample's step label)."""
+    return "ProfilerStep" if STEP.fullmatch(name) else name
+
+
+def walk(events, window=None):
+    """Every span as nested: (track, name, self time, step) where step is the number of its
+    outermost ProfilerStep#N ancestor (itself included), or None; whether anything nested; and
+    the busy time of the tracks, the union of their top-level spans.
+    On a thread a span outliving its parent is clipped; on a GPU stream it goes to the first
     lane where it nests, whole, and each lane is busy on its own."""
-    nspans = 0
+    out = []
     nested = False
     busy = 0
-    self_time = collections.Counter()
     gpu_tracks = set()
     for key, spans in spans_per_track(events, gpu_tracks, window).items():
         spans.sort(key=lambda s: (s[0], -s[1], s[2]))
-        lanes = [[]]  # per lane, a stack of [end, child time, name, start]
+        lanes = [[]]  # per lane, a stack of [end, child time, name, start, step]
         def close(entry):
-            end, children, name, start = entry
-            self_time[name] += end - start - children
+            end, children, name, start, step = entry
+            out.append((key, name, end - start - children, step))
         for start, end, _, name in spans:
             for stack in lanes if key in gpu_tracks else lanes[:1]:
                 while stack and stack[-1][0] <= start:
@@ -142,18 +154,28 @@ def expected(events, window=None):
             else:
                 stack = []
                 lanes.append(stack)
+            step = stack[-1][4] if stack else None
+            if step is None and STEP.fullmatch(name):
+                step = int(STEP.fullmatch(name).group(1))
             if stack:
                 nested = True
                 end = min(end, stack[-1][0])
                 stack[-1][1] += end - start
             else:
                 busy += end - start
-            stack.append([end, 0, name, start])
-            nspans += 1
+            stack.append([end, 0, name, start, step])
         for stack in lanes:
             while stack:
                 close(stack.pop())
-    return nspans, busy, self_time, nested
+    return out, nested, busy
+
+
+def expected(events, window=None):
+    spans, nested, busy = walk(events, window)
+    self_time = collections.Counter()
+    for _, name, t, _ in spans:
+        self_time[merged_name(name)] += t
+    return len(spans), busy, self_time, nested
 
 
 def convert(tconv, trace, out, extra=()):

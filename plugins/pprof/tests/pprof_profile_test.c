@@ -252,8 +252,8 @@ static void pprof_test_gpu_stream_root_and_python_frames(void **state)
     (void)state;
     Perftools__Profiles__Profile *p = pprof_test_convert("gpu_python.pptest", "gpu.pb.gz", NULL);
     static const char *const want[] = {
-        "2,500 | pid=0 tid=7 thread=stream 7 | stream 7;gemm_kernel",
-        "1,100 | pid=0 tid=7 thread=stream 7 | stream 7;Memcpy HtoD",
+        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;gemm_kernel",
+        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;Memcpy HtoD",
         "1,300 | pid=1 tid=9 thread=main | forward;aten::mm",
         "1,700 | pid=1 tid=9 thread=main | forward",
         NULL,
@@ -279,8 +279,8 @@ static void pprof_test_root_and_category_modes(void **state)
     static const char *const opts[] = {"root=none", "category=system", NULL};
     Perftools__Profiles__Profile *p = pprof_test_convert("gpu_python.pptest", "modes.pb.gz", opts);
     static const char *const want[] = {
-        "2,500 | pid=0 tid=7 thread=stream 7 | gemm_kernel",
-        "1,100 | pid=0 tid=7 thread=stream 7 | Memcpy HtoD",
+        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | gemm_kernel",
+        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | Memcpy HtoD",
         "1,300 | pid=1 tid=9 thread=main | forward;aten::mm",
         "1,700 | pid=1 tid=9 thread=main | forward",
         NULL,
@@ -297,13 +297,57 @@ static void pprof_test_root_and_category_modes(void **state)
     static const char *const all[] = {"root=all", NULL};
     p = pprof_test_convert("gpu_python.pptest", "rootall.pb.gz", all);
     static const char *const want_all[] = {
-        "2,500 | pid=0 tid=7 thread=stream 7 | stream 7;gemm_kernel",
-        "1,100 | pid=0 tid=7 thread=stream 7 | stream 7;Memcpy HtoD",
+        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;gemm_kernel",
+        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;Memcpy HtoD",
         "1,300 | pid=1 tid=9 thread=main | main;forward;aten::mm",
         "1,700 | pid=1 tid=9 thread=main | main;forward",
         NULL,
     };
     pprof_test_expect_samples(p, want_all);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/* Steps are one frame and a step label (the core's steps stage), on CPU threads and GPU streams
+ * alike; -W steps=keep keeps a frame per step and the label. A Kineto thread name is labelled
+ * by the name inside it, the tid being its own label; the period type is the default type's. */
+static void pprof_test_steps_are_a_label(void **state)
+{
+    (void)state;
+    Perftools__Profiles__Profile *p = pprof_test_convert("steps.pptest", "steps.pb.gz", NULL);
+    static const char *const want[] = {
+        "1,300 | pid=1 tid=7 thread=python process=trainer step=5 | ProfilerStep;aten::mm",
+        "1,700 | pid=1 tid=7 thread=python process=trainer step=5 | ProfilerStep",
+        "1,500 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep;aten::mm",
+        "1,300 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep",
+        "1,200 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep;gemm",
+        "1,400 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep",
+        NULL,
+    };
+    pprof_test_expect_samples(p, want);
+    /* The CPU step and the GPU annotation stay apart by their category (the filename). */
+    size_t steps = 0;
+    for (size_t i = 0; i < p->n_function; i++)
+        steps += strcmp(pprof_test_str(p, p->function[i]->name), "ProfilerStep") == 0;
+    assert_int_equal(steps, 2);
+    assert_non_null(p->period_type);
+    assert_string_equal(pprof_test_str(p, p->period_type->type), "wall");
+    assert_string_equal(pprof_test_str(p, p->period_type->unit), "nanoseconds");
+    assert_int_equal(p->period, 1);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+
+    static const char *const keep[] = {"steps=keep", "unit=us", NULL};
+    p = pprof_test_convert("steps.pptest", "keep.pb.gz", keep);
+    static const char *const want_keep[] = {
+        "1,0 | pid=1 tid=7 thread=python process=trainer step=5 | ProfilerStep#5;aten::mm",
+        "1,1 | pid=1 tid=7 thread=python process=trainer step=5 | ProfilerStep#5",
+        "1,1 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep#6;aten::mm",
+        "1,0 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep#6",
+        "1,0 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep#5;gemm",
+        "1,0 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep#5",
+        NULL,
+    };
+    pprof_test_expect_samples(p, want_keep);
+    assert_string_equal(pprof_test_str(p, p->period_type->unit), "microseconds");
     perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
@@ -504,6 +548,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(pprof_test_labels_pid_merges_threads_of_a_process),
         cmocka_unit_test(pprof_test_gpu_stream_root_and_python_frames),
         cmocka_unit_test(pprof_test_root_and_category_modes),
+        cmocka_unit_test(pprof_test_steps_are_a_label),
         cmocka_unit_test(pprof_test_stack_samples_keep_their_types),
         cmocka_unit_test(pprof_test_undeclared_types_get_names),
         cmocka_unit_test(pprof_test_unit_option_rounds),
