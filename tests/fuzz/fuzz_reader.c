@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "pipeline.h"
 
 #ifndef FUZZ_READER
 #error "build with -DFUZZ_READER=\"name\""

@@ -1,5 +1,5 @@
-/* The jobs of -j (core/jobs.c): inputs read ahead by worker threads, taken in input order; a
- * job no thread began is the caller's to do in line; results over the byte budget wait for the
+/* The jobs of -j (core/parallel/jobs.c): inputs read ahead by worker threads, taken in input order;
+ * a job no thread began is the caller's to do in line; results over the byte budget wait for the
  * caller to free earlier ones; what is not taken is dropped at the stop. */
 #include <pthread.h>
 

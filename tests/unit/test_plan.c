@@ -1,5 +1,6 @@
-/* The plan of a run (core/plan.c): the route a writer's class gives, the selection it can take,
- * and the scheduling its needs (or the deprecated flags) allow, decided alike on every rank. */
+/* The plan of a run (core/pipeline/plan.c): the route a writer's class gives, the selection it can
+ * take, and the scheduling its needs (or the deprecated flags) allow, decided alike on every rank.
+ */
 #include "testutil.h"
 
 static tconv_status plan_open(tconv_ctx *ctx, tconv_output *out, const tconv_options *o,

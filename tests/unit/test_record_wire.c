@@ -1,7 +1,7 @@
-/* The wire form of a recording (core/record_wire.c), which carries an input read by another
- * process of an MPI run: what is decoded encodes to the same bytes (nothing of the recording
- * is lost or changed on the way), the worker's tables come back with the same ids, and every
- * cut-short or altered message is refused without reading past its end. */
+/* The wire form of a recording (core/parallel/record_wire.c), which carries an input read by
+ * another process of an MPI run: what is decoded encodes to the same bytes (nothing of the
+ * recording is lost or changed on the way), the worker's tables come back with the same ids, and
+ * every cut-short or altered message is refused without reading past its end. */
 #include "testutil.h"
 
 #include "wire.h"
@@ -13,8 +13,8 @@ static tconv_str S(tconv_ctx *ctx, const char *s)
 
 /* A recording with one of each step: strings and tracks in several syncs, a track kind,
  * sample types, a launch-stack tolerance, warnings, a notice, a lane, events with args, frames
- * and values, the reader's error at the end, and a partial result (core/sink.c) whose sums are
- * the last event and whose warnings name a track. */
+ * and values, the reader's error at the end, and a partial result (core/pipeline/sink.c) whose sums
+ * are the last event and whose warnings name a track. */
 static tconv_rec *wire_sample(tconv_ctx **wctx)
 {
     tconv_ctx *w = tconv_ctx_new();

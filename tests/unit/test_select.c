@@ -1,6 +1,6 @@
-/* The selection (core/select.c): what --window, --steps and --step-name parse to, which spans
- * are steps, and the selection stage on an ordered stream: spans cut to the window, each track
- * still nested. */
+/* The selection (core/stages/select.c): what --window, --steps and --step-name parse to, which
+ * spans are steps, and the selection stage on an ordered stream: spans cut to the window, each
+ * track still nested. */
 #include "stage_util.h"
 
 static void test_parse(void **state)

@@ -1,5 +1,6 @@
-/* The sink (core/sink.c, core/pushcheck.c, core/worker_sink.c): what a push does along each
- * route the plan gives, and when the writer sees what. A capturing writer spells out every call. */
+/* The sink (core/pipeline/sink.c, core/pipeline/pushcheck.c, core/parallel/worker_sink.c): what a
+ * push does along each route the plan gives, and when the writer sees what. A capturing writer
+ * spells out every call. */
 #include "testutil.h"
 
 typedef struct cap {

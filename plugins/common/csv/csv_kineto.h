@@ -12,7 +12,8 @@
 #include <tconv/tconv.h>
 
 /* What a span is to the tables: the core's role (tconv_event.role, decided from the one
- * category table in core/role.c), with CPU work split into Kineto operators and the rest. */
+ * category table in core/context/role.c), with CPU work split into Kineto operators and the rest.
+ */
 typedef enum csv_role {
     CSV_ROLE_OTHER = 0,
     CSV_ROLE_OP,         /* cpu_op, Operator: an operator */

@@ -1,6 +1,6 @@
 /* Out of memory deep inside the tree, where no status can travel back: the run ends as the core
- * ends it (core/memory.c), with the same message and exit status 1, and the core's exit handler
- * removes the temporary output. */
+ * ends it (core/util/memory.c), with the same message and exit status 1, and the core's exit
+ * handler removes the temporary output. */
 #ifndef FLAMEGRAPH_OOM_H
 #define FLAMEGRAPH_OOM_H
 
