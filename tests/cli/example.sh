@@ -47,8 +47,13 @@ expect_grep "$TMP/out" "ok   writer jsonl: every event kind, the same bytes twic
 # Its writer class declares "jsonl": the output's name picks it.
 expect_rc 0 "$PREFIX/bin/tconv" -o "$TMP/auto.jsonl" "$DATA/core/nesting.tevt"
 [ "$(wc -l <"$TMP/auto.jsonl")" = 17 ] || fail "-o x.jsonl did not pick the jsonl writer"
-# Its harness test, built and run against the install alone.
-make -s -C "$SRC/../examples/jsonl" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/ex" check \
+# Its harness test, built and run against the install alone. A test program links libtconv
+# itself: under a sanitizer build of tconv it must bring the sanitizer's runtime too.
+CHECK_CFLAGS=()
+if ldd "$(find "$PREFIX" -name 'libtconv.so.*' | head -n1)" | grep -q libasan; then
+    CHECK_CFLAGS=(CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer")
+fi
+make -s -C "$SRC/../examples/jsonl" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/ex" "${CHECK_CFLAGS[@]}" check \
     >"$TMP/check.log" 2>&1 || { cat "$TMP/check.log" >&2; fail "jsonl: make check failed"; }
 grep -q "test_jsonl: ok" "$TMP/check.log" || { cat "$TMP/check.log" >&2; fail "jsonl: no test ran"; }
 
@@ -60,7 +65,8 @@ make -s -C "$SPANLOG" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/sl" >"$TMP/make
 [ ! -s "$TMP/make.log" ] || { cat "$TMP/make.log" >&2; fail "spanlog build printed warnings"; }
 [ "$(nm -D --defined-only "$TMP/sl/tconv-spanlog.so" | awk '{print $3}')" = tconv_plugin_describe ] ||
     fail "spanlog exports more than its entry point"
-make -s -C "$SPANLOG" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/sl" check >"$TMP/check.log" 2>&1 ||
+make -s -C "$SPANLOG" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/sl" "${CHECK_CFLAGS[@]}" check \
+    >"$TMP/check.log" 2>&1 ||
     { cat "$TMP/check.log" >&2; fail "spanlog: make check failed"; }
 grep -q "test_spanlog: ok" "$TMP/check.log" || { cat "$TMP/check.log" >&2; fail "spanlog: no test ran"; }
 export TCONV_PLUGIN_PATH=$TMP/sl:$TEST_PLUGINS
