@@ -33,13 +33,15 @@ int cli_help_plugin(const tconv_host *h, const char *name);
 void cli_writer_endings(const tconv_host *h, FILE *f, int indent, int width);
 
 /* ---- signals (cli_signal.c) ---- */
-/* Blocks SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored at start) in every thread and
- * starts a thread that waits for them: a signal interrupts the current run, which removes its
- * temporary output, and the program exits with 128 + the signal. */
+/* Blocks SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXCPU and SIGXFSZ (those not ignored at start) in
+ * every thread and starts a thread that waits for them: a signal interrupts the current run,
+ * which removes its temporary output, and the program exits with 128 + the signal. */
 void cli_signal_start(void);
 void cli_signal_set_run(tconv_run *r);
 /* The signal that interrupted the run, or 0. */
 int cli_signal_caught(void);
+/* What a limit's signal (SIGXCPU, SIGXFSZ) ended, on stderr; nothing for the others. */
+void cli_signal_say(int sig);
 /* The run ended: the watcher need not clean up after it. */
 void cli_signal_run_done(void);
 

@@ -354,6 +354,11 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     cli_signal_run_done();
     cli_progress_erase();
     int sig = res == TCONV_DONE || res == TCONV_PARTIAL ? 0 : cli_signal_caught();
+    if (!sig && res == TCONV_INTERRUPTED) { /* in an MPI run, maybe another rank's signal */
+        tconv_run_stats st = {.struct_size = sizeof(st)};
+        tconv_run_get_stats(r, &st);
+        sig = st.signal;
+    }
     tconv_ctx *ctx = tconv_run_ctx(r);
     if (a->verbose && res != TCONV_USAGE) {
         tconv_run_stats st = {.struct_size = sizeof(st)};
@@ -366,7 +371,8 @@ static int cli_convert(const cli_args *a, tconv_host *h)
     }
     int rc = 0;
     if (sig) {
-        rc = 128 + sig; /* interrupted: the shell says so; nothing more to tell */
+        rc = 128 + sig;      /* interrupted: the shell says so; nothing more to tell */
+        cli_signal_say(sig); /* but for the limits' signals, which end in an exit */
     } else {
         if (!a->quiet && res != TCONV_USAGE) cli_print_warnings(ctx);
         /* Where the result went, for someone watching (-v, or a terminal): a conversion that

@@ -91,10 +91,6 @@ void tconv_output_close(tconv_output *out);
 /* Removes every temporary output of the process now; how many. */
 size_t tconv_output_discard_all(void);
 uint64_t tconv_output_bytes(const tconv_output *out);
-/* A usage error when the output is one of the inputs (same file, same path after links), lies
- * inside an input directory, or holds an input; checked before anything is read or written. */
-int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
-                              size_t ninputs);
 
 /* ---- what may be removed next to an output (core/outsafe.c) ---- */
 struct timespec;

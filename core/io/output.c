@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -339,6 +340,24 @@ tconv_output *tconv_output_open(tconv_ctx *ctx, const char *path, const tconv_ou
     return out;
 }
 
+/* A write past the process's file size limit (ulimit -f) fails with EFBIG, the kernel's
+ * SIGXFSZ staying blocked in the writing thread (core/cli/cli_signal.c): said as the limit it
+ * is, which strerror's "File too large" leaves to guess. */
+static void output_write_error(tconv_output *out, int err)
+{
+    const char *name = strcmp(out->name, "-") ? out->name : "<stdout>";
+    struct rlimit rl;
+    if (err == EFBIG && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        tconv_error_set(out->ctx,
+                        "cannot write '%s': file too large: the file size limit (ulimit -f) is "
+                        "%llu bytes",
+                        name, (unsigned long long)rl.rlim_cur);
+    else if (err == EFBIG)
+        tconv_error_set(out->ctx, "cannot write '%s': file too large for its file system", name);
+    else
+        tconv_error_set(out->ctx, "cannot write '%s': %s", name, strerror(err));
+}
+
 static int output_flush(tconv_output *out)
 {
     size_t off = 0;
@@ -347,8 +366,7 @@ static int output_flush(tconv_output *out)
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             out->failed = 1;
-            tconv_error_set(out->ctx, "cannot write '%s': %s",
-                            strcmp(out->name, "-") ? out->name : "<stdout>", strerror(errno));
+            output_write_error(out, errno);
             return -1;
         }
         off += (size_t)n;

@@ -385,6 +385,20 @@ void tconv_mpi_stop(tconv_mpi *m)
     free(req);
 }
 
+void tconv_mpi_settle(tconv_mpi *m, const atomic_int *interrupt, const atomic_int *signo,
+                      int vote[2])
+{
+    tconv_mpi_stop(m);
+    /* The ranks that are done wait for the last (rank 0, which writes), and only then say
+     * whether they were stopped: a signal that comes while they wait still counts. */
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    mpi_wait(1, &req);
+    int mine[2] = {atomic_load(interrupt) != 0, atomic_load(signo)};
+    MPI_Iallreduce(mine, vote, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req);
+    mpi_wait(1, &req);
+}
+
 int tconv_mpi_end(tconv_mpi *m, int outcome)
 {
     if (!m) return outcome;

@@ -28,6 +28,11 @@ int tconv_mpi_stopped(tconv_mpi *m);
 /* Rank 0, once it needs no more: tells the others to stop, and takes in what they sent
  * meanwhile. Others: says it sent all, and waits for rank 0 to have it. */
 void tconv_mpi_stop(tconv_mpi *m);
+/* Every rank, once done with its part (it calls tconv_mpi_stop): when all are there, whether
+ * each was stopped (interrupt) and by which signal (signo), the largest of every rank's, into
+ * vote on every rank. */
+void tconv_mpi_settle(tconv_mpi *m, const atomic_int *interrupt, const atomic_int *signo,
+                      int vote[2]);
 /* Waits for rank 0 to be done, leaves MPI and frees m. Returns outcome on rank 0, success on
  * the others (see core/parallel/mpi.c). */
 int tconv_mpi_end(tconv_mpi *m, int outcome);
@@ -80,6 +85,11 @@ static inline int tconv_mpi_stopped(tconv_mpi *m)
 static inline void tconv_mpi_stop(tconv_mpi *m)
 {
     (void)m;
+}
+static inline void tconv_mpi_settle(tconv_mpi *m, const atomic_int *interrupt,
+                                    const atomic_int *signo, int vote[2])
+{
+    (void)m, (void)interrupt, (void)signo, (void)vote;
 }
 static inline int tconv_mpi_end(tconv_mpi *m, int outcome)
 {

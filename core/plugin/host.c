@@ -1,6 +1,7 @@
 /* The host: the plugins a program loaded, where it looks for them, and how it picks a reader
- * and a writer. Search order is priority order (the first plugin of a name wins), and a process
- * that runs with privileges its user lacks never loads code the user can name. */
+ * and a writer. Search order is priority order (the first plugin of a name wins), a process
+ * that runs with privileges its user lacks never loads code the user can name, and the
+ * environment's path holds absolute folders only. */
 #include <libgen.h>
 #include <limits.h>
 #include <string.h>
@@ -77,8 +78,21 @@ TCONV_API void tconv_host_load_standard(tconv_host *h, const char *const *extra_
     const char *env = getenv("TCONV_PLUGIN_PATH");
     if (env && *env) {
         char *copy = tconv_xstrdup(env), *save = NULL;
-        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
-            tconv_host_load_dir(h, d);
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+            if (d[0] == '/') {
+                tconv_host_load_dir(h, d);
+                continue;
+            }
+            /* Relative to wherever tconv runs: a folder anyone can make where someone else's
+             * user will run it. Named on the command line (--plugin-path), it is the user's. */
+            char line[4096 + 160];
+            snprintf(line, sizeof(line),
+                     "ignoring TCONV_PLUGIN_PATH entry '%s': not an absolute path, it would load "
+                     "plugins from whatever folder tconv runs in",
+                     d);
+            h->reg.nwarnings++;
+            if (h->reg.notice) h->reg.notice(h->reg.notice_user, TCONV_NOTICE_WARNING, line);
+        }
         free(copy);
     }
     for (size_t i = 0; i < n; i++)

@@ -1,6 +1,12 @@
 /* The plugin loader: the only file that knows about libltdl. Each plugin is opened with local
  * symbol scope (so every plugin can export the same entry symbol) and checked before use; a
- * broken plugin costs one warning naming the file and the reason, never the run. */
+ * broken plugin costs one warning naming the file and the reason, never the run. A plugin that
+ * crashes while it loads ends the run naming the file (core/loadguard.c).
+ *
+ * A plugin is code the user runs: one that someone else could have put there or changed is
+ * not loaded, as ld.so's secure rules do for libraries. A folder or a plugin file that anyone
+ * may write to, or that belongs to another user than the one running tconv (root aside), is
+ * skipped with a warning. */
 #define _GNU_SOURCE /* dladdr1 */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -8,6 +14,8 @@
 #include <link.h>
 #include <ltdl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plugin.h"
 
@@ -83,7 +91,34 @@ static int loader_is_function(void *sym)
     return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
-static void loader_try(tconv_registry *r, const char *path)
+/* 1 when the file or folder at path may be loaded from: written by nobody but the user running
+ * tconv and root. Else a warning, and 0. */
+static int loader_trusted(tconv_registry *r, const char *path, int folder)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 1; /* opening it says why */
+    const char *what = folder ? "plugin folder" : "plugin";
+    char why[256];
+    if (st.st_mode & S_IWOTH) {
+        snprintf(why, sizeof(why),
+                 "it is writable by every user, so anyone could have put code there (chmod o-w "
+                 "it)");
+    } else if (st.st_uid != geteuid() && st.st_uid != 0) {
+        snprintf(why, sizeof(why),
+                 "it belongs to user %lu, neither the one running tconv nor root, who could have "
+                 "put code there",
+                 (unsigned long)st.st_uid);
+    } else {
+        return 1;
+    }
+    r->nwarnings++;
+    char line[4096 + 384];
+    snprintf(line, sizeof(line), "skipping %s '%s': %s", what, path, why);
+    loader_say(r, TCONV_NOTICE_WARNING, line);
+    return 0;
+}
+
+static void loader_open(tconv_registry *r, const char *path)
 {
     lt_dladvise adv;
     lt_dladvise_init(&adv);
@@ -124,6 +159,14 @@ static void loader_try(tconv_registry *r, const char *path)
     void *keep = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     if (keep) dlclose(keep);
 #endif
+}
+
+static void loader_try(tconv_registry *r, const char *path)
+{
+    if (!loader_trusted(r, path, 0)) return;
+    tconv_loadguard *g = tconv_loadguard_begin(path);
+    loader_open(r, path);
+    tconv_loadguard_end(g);
 }
 
 int tconv_registry_add(tconv_registry *r, const char *path, const tconv_plugin_desc *d,
@@ -197,6 +240,7 @@ int tconv_registry_load_file(tconv_registry *r, const char *path)
 int tconv_registry_load_dir(tconv_registry *r, const char *dir)
 {
     if (loader_init(r) < 0) return -1;
+    if (!loader_trusted(r, dir, 1)) return -1;
     struct dirent **list = NULL;
     int n = scandir(dir, &list, loader_is_plugin, alphasort);
     for (int i = 0; i < n; i++) {

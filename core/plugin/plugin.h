@@ -45,6 +45,11 @@ typedef struct tconv_registry {
     int ltdl_ready;
 } tconv_registry;
 
+/* While one plugin loads (core/plugin/loadguard.c): a crash names path on stderr and exits 1. */
+typedef struct tconv_loadguard tconv_loadguard;
+tconv_loadguard *tconv_loadguard_begin(const char *path);
+void tconv_loadguard_end(tconv_loadguard *g);
+
 int tconv_registry_load_dir(tconv_registry *r, const char *dir);
 int tconv_registry_load_file(tconv_registry *r, const char *path);
 /* Admit a descriptor (from a file's handle, or built into the program: handle NULL) after the

@@ -43,6 +43,7 @@ TCONV_API tconv_run *tconv_run_new(tconv_host *h, const tconv_run_opts *opts)
     r->o.reader_options = run_keep_list(r, r->o.reader_options, r->o.nreader_options);
     r->o.writer_options = run_keep_list(r, r->o.writer_options, r->o.nwriter_options);
     atomic_init(&r->interrupt, 0);
+    atomic_init(&r->signo, 0);
     r->ctx = tconv_ctx_new();
     tconv_plan_init(&r->plan);
     tconv_ctx_set_verbosity(r->ctx, r->o.verbosity);
@@ -74,6 +75,12 @@ TCONV_API tconv_ctx *tconv_run_ctx(tconv_run *r)
 
 TCONV_API void tconv_run_interrupt(tconv_run *r)
 {
+    atomic_store_explicit(&r->interrupt, 1, memory_order_relaxed);
+}
+
+TCONV_API void tconv_run_signal(tconv_run *r, int sig)
+{
+    atomic_store_explicit(&r->signo, sig, memory_order_relaxed);
     atomic_store_explicit(&r->interrupt, 1, memory_order_relaxed);
 }
 
@@ -320,7 +327,8 @@ static tconv_outcome run_convert(tconv_run *r)
                             r->o.force, (wc->flags & TCONV_WRITER_BINARY) != 0};
     /* An output that is an input would replace it: refused before anything is read or written. */
     int refused = (!r->mpi || tconv_mpi_rank(r->mpi) == 0) &&
-                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs) < 0;
+                  tconv_output_check_inputs(ctx, r->o.output, r->o.inputs, r->o.ninputs, r->host,
+                                            r->fixed) < 0;
     if (refused && !r->plan.collective) return TCONV_USAGE;
     tconv_output *out = NULL;
     if (r->plan.collective) {
@@ -386,6 +394,20 @@ static tconv_outcome run_convert(tconv_run *r)
         tconv_output_close(out); /* rank 0's to commit or remove */
         return TCONV_DONE;
     }
+    if (r->mpi) { /* committed once every rank said it was not stopped (run_mpi_settle) */
+        r->held = out;
+        r->held_st = st;
+        r->held_usage = usage;
+        return TCONV_DONE;
+    }
+    return run_commit(r, out, st, usage);
+}
+
+/* The run's end on the process that writes: the output moved into place if the run succeeded
+ * and no signal came, else removed. */
+tconv_outcome run_commit(tconv_run *r, tconv_output *out, tconv_status st, int usage)
+{
+    tconv_ctx *ctx = r->ctx;
     /* A signal that came after the last check still wins over the commit. */
     if (st == TCONV_OK && tconv_ctx_interrupted(ctx)) st = TCONV_FATAL;
     if (st == TCONV_OK && tconv_output_commit(out) != 0) st = TCONV_FATAL;
@@ -415,7 +437,9 @@ TCONV_API tconv_outcome tconv_run_execute(tconv_run *r)
     /* Joined before the checks, so that only rank 0 says what is wrong with the command. */
     r->mpi = tconv_mpi_begin();
     tconv_outcome res = run_check(r) < 0 ? TCONV_USAGE : run_convert(r);
+    if (r->mpi) res = run_mpi_settle(r, res);
     res = (tconv_outcome)tconv_mpi_end(r->mpi, (int)res);
+    r->stats.signal = res == TCONV_INTERRUPTED ? atomic_load(&r->signo) : 0;
     r->mpi = NULL;
     r->stats.seconds = run_now() - t0;
     return res;

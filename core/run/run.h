@@ -22,6 +22,7 @@ struct tconv_run {
     size_t nowned;
     tconv_ctx *ctx;
     atomic_int interrupt;
+    atomic_int signo; /* the signal that asked for the interrupt (tconv_run_signal), or 0 */
     tconv_run_stats stats;
     int executed;
 
@@ -38,6 +39,11 @@ struct tconv_run {
     tconv_mpi *mpi;        /* one of the processes of an MPI run, or NULL */
     tconv_plan plan;       /* what the run needs (core/pipeline/plan.c) */
     tconv_collective coll; /* the writers' service, under the plan's collective writing */
+    /* MPI, rank 0: the output, the run's status and whether it is the caller's mistake, held
+     * until every rank said whether a signal stopped it (run_mpi_settle) */
+    tconv_output *held;
+    tconv_status held_st;
+    int held_usage;
 };
 
 /* What a reader named with -r makes of an input's first bytes, taken before it reads them. */
@@ -90,7 +96,18 @@ typedef struct run_coll_state {
     tconv_inputcheck *check; /* after reading: the sink's checks, whose log rank 0 replays */
 } run_coll_state;
 
+/* ---- outinput.c ---- */
+/* A usage error when the output is one of the inputs (same file, same path after links), lies
+ * inside an input directory, or holds an input; checked before anything is read or written.
+ * The same for the files a reader of h opens for an input (its class's members(); only fixed's
+ * when a reader was named; h NULL: none). */
+int tconv_output_check_inputs(tconv_ctx *ctx, const char *output, const char *const *inputs,
+                              size_t ninputs, const tconv_host *h, const tconv_reader_class *fixed);
+
 /* ---- run.c ---- */
+/* The run's end on the process that writes: the output moved into place if the run succeeded
+ * and no signal came, else removed. */
+tconv_outcome run_commit(tconv_run *r, tconv_output *out, tconv_status st, int usage);
 /* "a, b, c": the names of every reader (or writer), for messages. */
 char *run_names(const tconv_host *h, int writers);
 /* Reader options for rc, with -r (named) or detected (core/run/run.c says which are given). */
@@ -118,6 +135,8 @@ uint64_t run_jobs_memory(const tconv_run *r);
 uint64_t run_budget_step(uint64_t budget, unsigned threads);
 
 /* ---- run_mpi.c ---- */
+/* An MPI run's one outcome, once every rank said whether a signal stopped it. */
+tconv_outcome run_mpi_settle(tconv_run *r, tconv_outcome res);
 run_job *run_mpi_take(run_par *p, size_t k);
 tconv_outcome run_mpi_serve(tconv_run *r);
 tconv_output *run_coll_output(tconv_run *r, const tconv_output_opts *oo);

@@ -337,3 +337,25 @@ tconv_status run_coll_agree(tconv_run *r, run_coll_state *cs, tconv_status st, i
     *usage = word[1];
     return word[0] ? TCONV_FATAL : TCONV_OK;
 }
+
+/* An MPI run's one outcome. A signal may reach any rank (a user's kill, mpirun passing on its
+ * own), at any time: decided by each rank alone, the run could commit rank 0's output and
+ * still end with the signal's status, or lose a signal that came in time. So every rank, once
+ * it has done its part, says whether it was stopped and by which signal; rank 0 commits only
+ * if none was, and every rank then knows the signal the run ends with. A signal after this
+ * comes after the decision too: the output stands, and the run ends as if it came late. */
+tconv_outcome run_mpi_settle(tconv_run *r, tconv_outcome res)
+{
+    int vote[2] = {0, 0};
+    tconv_mpi_settle(r->mpi, &r->interrupt, &r->signo, vote);
+    if (vote[0]) {
+        int none = 0;
+        atomic_compare_exchange_strong(&r->signo, &none, vote[1]);
+        atomic_store(&r->interrupt, 1);
+    }
+    if (r->held) {
+        res = run_commit(r, r->held, r->held_st, r->held_usage);
+        r->held = NULL;
+    }
+    return vote[0] && res != TCONV_DONE && res != TCONV_PARTIAL ? TCONV_INTERRUPTED : res;
+}

@@ -403,30 +403,6 @@ static unsigned json_hex4(const unsigned char *p)
     return v;
 }
 
-static size_t json_utf8(unsigned cp, unsigned char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0 | cp >> 6);
-        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | cp >> 12);
-        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | cp >> 18);
-    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Unescape the text between the quotes of a string whose escapes were all checked into
  * lx->text. */
 static int json_unescape(tconv_json_lexer *lx, const unsigned char *s, size_t n, size_t *out)
@@ -461,18 +437,17 @@ static int json_unescape(tconv_json_lexer *lx, const unsigned char *s, size_t n,
         case 'u': {
             unsigned cp = json_hex4(s + i);
             i += 4;
-            if ((cp & 0xFC00) == 0xD800) {
-                /* yajl combines a high surrogate with whatever \u escape follows. */
-                if (i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
-                    unsigned lo = json_hex4(s + i + 2);
-                    cp = ((cp & 0x3F) << 10) | ((((cp >> 6) & 0xF) + 1) << 16) | (lo & 0x3FF);
+            /* A high surrogate and a low one are one character. A surrogate without its
+             * other half becomes U+FFFD, high or low alike (yajl wrote '?' for a high one,
+             * combined it with whatever escape followed, and let a low one through). */
+            if ((cp & 0xFC00) == 0xD800 && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u') {
+                unsigned lo = json_hex4(s + i + 2);
+                if ((lo & 0xFC00) == 0xDC00) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     i += 6;
-                } else {
-                    *d++ = '?';
-                    break;
                 }
             }
-            d += json_utf8(cp, d);
+            d += tconv_utf8_encode(cp, d);
             break;
         }
         default: /* '"', '\\', '/' */

@@ -1,5 +1,9 @@
 /* UTF-8 checks for text taken from inputs. Names are nearly always ASCII, so the scan skips
- * ASCII eight bytes at a time and decodes only the rest. */
+ * ASCII eight bytes at a time and decodes only the rest.
+ *
+ * One rule for what is not a character: a byte sequence that is not UTF-8 (tconv_utf8_repair)
+ * and a code point that UTF-8 cannot hold (an unpaired surrogate from a "\ud800" escape, a
+ * value past U+10FFFF: tconv_utf8_encode) both become U+FFFD, the replacement character. */
 #include <string.h>
 
 #include "util.h"
@@ -67,4 +71,29 @@ TCONV_API size_t tconv_utf8_repair(char *dst, const unsigned char *s, size_t n)
             i++;
     }
     return o;
+}
+
+size_t tconv_utf8_encode(uint32_t cp, unsigned char *out)
+{
+    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
+    if (cp < 0x80) {
+        out[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (unsigned char)(0xC0 | cp >> 6);
+        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | cp >> 12);
+        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | cp >> 18);
+    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
 }

@@ -79,4 +79,8 @@ const char *tconv_spell_closest(const char *word, const char *const *names, size
 typedef int (*tconv_idx_cmp)(const void *ctx, uint32_t a, uint32_t b);
 void tconv_idx_sort(uint32_t *idx, size_t n, tconv_idx_cmp cmp, const void *ctx);
 
+/* The UTF-8 bytes of code point cp into out (room for 4); U+FFFD for a surrogate or a value
+ * past U+10FFFF (core/util/utf8.c). */
+size_t tconv_utf8_encode(uint32_t cp, unsigned char *out);
+
 #endif

@@ -187,6 +187,11 @@ tconv_ctx *tconv_run_ctx(tconv_run *r);
  * temporary output and returns TCONV_INTERRUPTED. Async-signal-safe, and safe from another
  * thread. */
 void tconv_run_interrupt(tconv_run *r);
+/* ABI 1.4: tconv_run_interrupt for signal sig, which the run's stats then name (a program exits
+ * with 128 + it). In an MPI run every rank says, before rank 0 commits, whether it was stopped
+ * and by which signal: a signal to any rank leaves no output, and execute returns
+ * TCONV_INTERRUPTED on rank 0 with that signal in its stats. Async-signal-safe. */
+void tconv_run_signal(tconv_run *r, int sig);
 /* What the run did, for reports. */
 typedef struct tconv_run_stats {
     size_t struct_size;
@@ -200,6 +205,7 @@ typedef struct tconv_run_stats {
     /* Nonzero when this process put the output in place (also a partial output of keep_going;
      * in an MPI run, rank 0 alone): the output named in the options is now the run's. */
     int committed;
+    int signal; /* TCONV_INTERRUPTED by tconv_run_signal: the signal, on any rank of an MPI run */
 } tconv_run_stats;
 void tconv_run_get_stats(const tconv_run *r, tconv_run_stats *st);
 void tconv_run_free(tconv_run *r);

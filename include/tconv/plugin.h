@@ -77,6 +77,14 @@ typedef struct tconv_reader_class {
                          tconv_sink *sink);
     /* ---- appended in ABI 1.2 ---- */
     uint32_t flags; /* TCONV_READER_* */
+    /* ---- appended in ABI 1.4 ---- */
+    /* For a reader that opens files of its own besides its input (an archive named by one of
+     * its files): when the regular file at path is its format, gives add() each file read()
+     * would open for it, a folder standing for everything below it. The host refuses an output
+     * among them before anything is read, as it refuses one that is an input. Called on every
+     * input, before the reader is chosen: it must look at path alone (its name, a few bytes)
+     * and never block. NULL: the reader reads only its input's bytes. */
+    void (*members)(const char *path, void (*add)(void *arg, const char *member), void *arg);
 } tconv_reader_class;
 
 enum {

@@ -405,6 +405,33 @@ static void chrome_common(chrome_reader *r, const chrome_record *rec, tconv_even
     ev->cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
 }
 
+/* The flow's id as the producer wrote it, as one more arg (when args are read): the event's id
+ * is a hash that keeps flows of different categories apart, while a Kineto flow id is the
+ * correlation id users join on. The key says which member it was: "id", "id2.local" or
+ * "id2.global" (the Chrome writer writes it back there); a number stays a number. An arg of
+ * that name the producer gave itself is left as it is. */
+static int chrome_flow_id_arg(chrome_reader *r, const chrome_record *rec, chrome_field f,
+                              const char *key, uint32_t *nargs)
+{
+    const chrome_val *v = &rec->f[f];
+    if (!r->args_wanted || (v->type != CHROME_V_NUMBER && v->type != CHROME_V_STRING)) return 0;
+    tconv_str k = tconv_string_intern_cstr(r->ctx, key);
+    for (uint32_t i = 0; i < *nargs; i++)
+        if (r->targs[i].key == k) return 0;
+    if (chrome_reserve((void **)&r->targs, &r->targs_cap, *nargs + 1, sizeof(tconv_arg))) return -1;
+    tconv_arg *a = &r->targs[(*nargs)++];
+    memset(a, 0, sizeof *a);
+    a->key = k;
+    const char *s = chrome_record_str(rec, v->s);
+    if (v->type == CHROME_V_NUMBER) {
+        chrome_number_arg(s, v->s.len, a);
+    } else {
+        a->type = TCONV_ARG_STRING;
+        a->v.s = tconv_string_intern(r->ctx, s, v->s.len);
+    }
+    return 0;
+}
+
 /* Perfetto's flow v2: "bind_id" with "flow_in"/"flow_out" on the slice itself. */
 static tconv_status chrome_flow_v2(chrome_reader *r, const chrome_record *rec,
                                    const tconv_event *slice)
@@ -422,6 +449,8 @@ static tconv_status chrome_flow_v2(chrome_reader *r, const chrome_record *rec,
     ev.ts = slice->ts;
     ev.cat = slice->cat;
     ev.id = chrome_hash(bind, n, chrome_hash("flow2", 5, CHROME_HASH_SEED));
+    if (chrome_flow_id_arg(r, rec, CHROME_F_BIND_ID, "id", &ev.nargs)) return chrome_oom_status(r);
+    ev.args = ev.nargs ? r->targs : NULL;
     return chrome_push(r, &ev);
 }
 
@@ -743,13 +772,16 @@ static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char
     const char *pid = "";
     const char *id = chrome_record_scalar(rec, CHROME_F_ID2_GLOBAL, &idlen);
     char tag = 'g';
+    chrome_field idf = CHROME_F_ID2_GLOBAL;
     if (!id && (id = chrome_record_scalar(rec, CHROME_F_ID2_LOCAL, &idlen)) != NULL) {
         tag = 'l';
+        idf = CHROME_F_ID2_LOCAL;
         pid = chrome_text_of(rec, CHROME_F_PID, &plen);
     }
     if (!id) {
         id = chrome_text_of(rec, CHROME_F_ID, &idlen);
         tag = 'i';
+        idf = CHROME_F_ID;
     }
     uint64_t h = chrome_flow_prefix(r, cat, catlen, name, namelen);
     h = chrome_hash(&tag, 1, h);
@@ -765,7 +797,13 @@ static tconv_status chrome_flow(chrome_reader *r, const chrome_record *rec, char
     ev.ts = ts;
     ev.id = h;
     chrome_common(r, rec, &ev);
-    if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
+    if (chrome_args(r, rec, &rec->args, &ev.nargs) ||
+        chrome_flow_id_arg(r, rec, idf,
+                           tag == 'i'   ? "id"
+                           : tag == 'l' ? "id2.local"
+                                        : "id2.global",
+                           &ev.nargs))
+        return chrome_oom_status(r);
     ev.args = ev.nargs ? r->targs : NULL;
     return chrome_push(r, &ev);
 }

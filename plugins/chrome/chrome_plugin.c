@@ -167,6 +167,9 @@ static tconv_status chrome_wopen(tconv_ctx *ctx, tconv_output *out, const tconv_
     w->s_reserved = tconv_string_intern_cstr(ctx, "reserved bytes");
     w->s_bytes = tconv_string_intern_cstr(ctx, "bytes");
     w->s_memory_instant = tconv_string_intern_cstr(ctx, "[memory]");
+    w->s_id = tconv_string_intern_cstr(ctx, "id");
+    w->s_id2_local = tconv_string_intern_cstr(ctx, "id2.local");
+    w->s_id2_global = tconv_string_intern_cstr(ctx, "id2.global");
     chrome_wbuf_putc(b, '{');
     *state = w;
     return TCONV_OK;

@@ -61,6 +61,10 @@ typedef struct chrome_kv {
 typedef struct chrome_kvs {
     chrome_kv *v;
     size_t n, cap;
+    /* Past a few keys, an index of them by hash (slot: position + 1, 0: empty), valid while
+     * nidx == n; chrome_record_set_kv keeps it. */
+    uint32_t *idx;
+    size_t idx_cap, nidx;
 } chrome_kvs;
 
 typedef struct chrome_record {

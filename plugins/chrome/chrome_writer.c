@@ -388,6 +388,22 @@ named:
     return TCONV_OK;
 }
 
+/* The arg that holds the flow's id as the producer wrote it (the Chrome reader's "id",
+ * "id2.local" or "id2.global"), or -1. */
+static int chrome_w_flow_id_arg(const chrome_writer *w, const tconv_event *ev)
+{
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const tconv_arg *a = &ev->args[i];
+        if ((a->key == w->s_id || a->key == w->s_id2_local || a->key == w->s_id2_global) &&
+            (a->type == TCONV_ARG_INT || a->type == TCONV_ARG_UINT || a->type == TCONV_ARG_STRING))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* A flow keeps the producer's id when it came with one (a Kineto flow id is the correlation id
+ * users join on); else the reader's hash of (category, name, id) says which events belong
+ * together. */
 static tconv_status chrome_w_flow(chrome_writer *w, const tconv_event *ev)
 {
     const char *ph = ev->kind == TCONV_EV_FLOW_START  ? "s"
@@ -396,13 +412,40 @@ static tconv_status chrome_w_flow(chrome_writer *w, const tconv_event *ev)
     chrome_w_start(w, ph, ev->track, 0);
     chrome_w_name_cat(w, ev);
     chrome_w_ts(w, ev->ts);
-    char id[24];
-    snprintf(id, sizeof id, "0x%" PRIx64, ev->id);
-    chrome_wbuf_cstr(w->b, ",\"id\":\"");
-    chrome_wbuf_cstr(w->b, id);
-    chrome_wbuf_putc(w->b, '"');
+    int k = chrome_w_flow_id_arg(w, ev);
+    if (k >= 0) {
+        const tconv_arg *a = &ev->args[k];
+        chrome_wbuf_cstr(w->b, a->key == w->s_id          ? ",\"id\":"
+                               : a->key == w->s_id2_local ? ",\"id2\":{\"local\":"
+                                                          : ",\"id2\":{\"global\":");
+        chrome_w_arg_value(w, a);
+        if (a->key != w->s_id) chrome_wbuf_putc(w->b, '}');
+    } else {
+        char id[24];
+        snprintf(id, sizeof id, "0x%" PRIx64, ev->id);
+        chrome_wbuf_cstr(w->b, ",\"id\":\"");
+        chrome_wbuf_cstr(w->b, id);
+        chrome_wbuf_putc(w->b, '"');
+    }
     if (ev->flags & TCONV_EVF_BIND_ENCLOSING) chrome_wbuf_cstr(w->b, ",\"bp\":\"e\"");
-    chrome_w_args(w, ev->args, ev->nargs);
+    if (k >= 0) {
+        /* The other args, around the one written as the id. */
+        if (ev->nargs > 1) {
+            chrome_wbuf_cstr(w->b, ",\"args\":{");
+            int first = 1;
+            for (uint32_t i = 0; i < ev->nargs; i++) {
+                if ((int)i == k) continue;
+                if (!first) chrome_wbuf_putc(w->b, ',');
+                first = 0;
+                chrome_wbuf_str(w->b, ev->args[i].key);
+                chrome_wbuf_putc(w->b, ':');
+                chrome_w_arg_value(w, &ev->args[i]);
+            }
+            chrome_wbuf_putc(w->b, '}');
+        }
+    } else {
+        chrome_w_args(w, ev->args, ev->nargs);
+    }
     chrome_w_end(w);
     return TCONV_OK;
 }
@@ -528,14 +571,46 @@ static int chrome_w_same_frame(const tconv_frame *a, const tconv_frame *b)
     return a->name == b->name && a->module == b->module && a->file == b->file && a->line == b->line;
 }
 
-/* Close the open frames above depth keep, innermost first, at ts. B/E rather than X: only
- * explicit ends say how equal intervals nest (speedscope orders X events that end together by
- * their start, and then misnests them). */
-static void chrome_w_sample_close(chrome_writer *w, uint32_t track, chrome_wtrack *t, uint32_t keep,
-                                  int64_t ts)
+/* What speedscope tells frames apart by: the name and the args (file, line) it prints. */
+static int chrome_w_same_key(const tconv_frame *a, const tconv_frame *b)
 {
+    return a->name == b->name && a->file == b->file && (!a->file || a->line == b->line);
+}
+
+/* Close the open frames above depth keep at ts, before the frame next opens there, if any.
+ * B/E rather than X: only explicit ends say how equal intervals nest.
+ *
+ * The ends go innermost first, as a stack closes, with one exception that speedscope needs.
+ * Its importer (1.25) takes, at one timestamp, the next B before the next E when both have
+ * the same name and args, so that a zero-length slice opens and closes in order; it then ends
+ * whatever E matches the top of its stack. When a closing frame that looks like next (the
+ * first frame to open) has other closing frames outside it, the innermost-first order reaches
+ * it while those are open: speedscope opens next on top of the stack, spends the E on it, and
+ * every E after that misses its slice ("Tried to end ... Doing nothing instead"), leaving a
+ * chain of frames open for the rest of the thread. The cure is to lead with the E of the
+ * outermost closing frame that does not look like next, if a frame inside it does: speedscope
+ * ends the inner frames by matching the top of its stack, and the leading E stays first in
+ * its queue until its own frame is the top. What remains then all looks like next, which
+ * speedscope handles by keeping such a frame open as next, the same name and args. Perfetto
+ * matches an E by name among the open slices of its track and pops the stack once the inner
+ * ones end at the same time, so it draws the same slices. */
+static void chrome_w_sample_close(chrome_writer *w, uint32_t track, chrome_wtrack *t, uint32_t keep,
+                                  const tconv_frame *next, int64_t ts)
+{
+    uint32_t lead = t->nframes;
+    if (next) {
+        uint32_t d = keep;
+        while (d < t->nframes && chrome_w_same_key(&t->frames[d], next))
+            d++;
+        for (uint32_t i = d + 1; i < t->nframes; i++)
+            if (chrome_w_same_key(&t->frames[i], next)) {
+                lead = d;
+                chrome_w_sample_frame(w, track, &t->frames[d], "E", ts);
+                break;
+            }
+    }
     for (uint32_t i = t->nframes; i-- > keep;)
-        chrome_w_sample_frame(w, track, &t->frames[i], "E", ts);
+        if (i != lead) chrome_w_sample_frame(w, track, &t->frames[i], "E", ts);
     t->nframes = keep;
 }
 
@@ -548,22 +623,30 @@ static int64_t chrome_w_sample_end(const chrome_wtrack *t)
 /* A sample lasts until the next one on its thread (or for its own dur when the producer gave a
  * shorter one). Frames that the next sample shares from the root stay open, so a slice spans
  * the consecutive samples through it, as speedscope's time order view and Perfetto draw a
- * profile, and no frame closes and reopens at the same time. */
+ * profile, and no frame closes and reopens at the same time.
+ *
+ * A sample that does not come after the previous one on its thread (a capture without times,
+ * perf script's output without its time field, or a repeated timestamp) starts 1 µs after it:
+ * at one time it would last nothing, and its frames would open and close where no viewer
+ * shows them and where speedscope cannot pair them. */
 static tconv_status chrome_w_sample(chrome_writer *w, const tconv_event *ev)
 {
     chrome_wtrack *t = chrome_w_track(w, ev->track);
     if (!t) return chrome_w_oom(w);
+    int64_t ts = ev->ts;
+    if (t->seen_sample && ts <= t->sample_ts) ts = t->sample_ts + 1000;
     uint32_t keep = 0;
     if (t->has_sample) {
-        int64_t gap = ev->ts - t->sample_ts;
-        if (gap > 0) t->interval = gap;
+        int64_t gap = ts - t->sample_ts;
+        if (ev->ts > t->sample_ts) t->interval = gap;
         if (t->sample_dur > 0 && t->sample_dur < gap) {
-            chrome_w_sample_close(w, ev->track, t, 0, t->sample_ts + t->sample_dur);
+            chrome_w_sample_close(w, ev->track, t, 0, NULL, t->sample_ts + t->sample_dur);
         } else {
             while (keep < t->nframes && keep < ev->nframes &&
                    chrome_w_same_frame(&t->frames[keep], &ev->frames[keep]))
                 keep++;
-            chrome_w_sample_close(w, ev->track, t, keep, ev->ts);
+            chrome_w_sample_close(w, ev->track, t, keep,
+                                  keep < ev->nframes ? &ev->frames[keep] : NULL, ts);
         }
     }
     size_t cap = t->frames_cap;
@@ -573,10 +656,11 @@ static tconv_status chrome_w_sample(chrome_writer *w, const tconv_event *ev)
     t->frames_cap = (uint32_t)cap;
     for (uint32_t i = keep; i < ev->nframes; i++) {
         t->frames[i] = ev->frames[i];
-        chrome_w_sample_frame(w, ev->track, &t->frames[i], "B", ev->ts);
+        chrome_w_sample_frame(w, ev->track, &t->frames[i], "B", ts);
     }
     t->nframes = ev->nframes;
-    t->sample_ts = ev->ts;
+    t->sample_ts = ts;
+    t->seen_sample = 1;
     t->sample_dur = ev->dur;
     t->has_sample = ev->nframes > 0;
     return TCONV_OK;
@@ -624,7 +708,7 @@ tconv_status chrome_writer_finish(chrome_writer *w)
         chrome_wtrack *t = &w->tracks[i];
         for (uint32_t k = 1; k < t->nlanes; k++)
             chrome_w_lane_name(w, i, t, k);
-        if (t->has_sample) chrome_w_sample_close(w, i, t, 0, chrome_w_sample_end(t));
+        if (t->has_sample) chrome_w_sample_close(w, i, t, 0, NULL, chrome_w_sample_end(t));
     }
     if (!w->events_open) {
         /* A trace without events still has the member viewers look for. */

@@ -21,7 +21,8 @@ typedef struct chrome_lane {
 typedef struct chrome_wtrack {
     chrome_lane *lanes;
     uint32_t nlanes;
-    int has_sample;
+    int has_sample;  /* its frames are open */
+    int seen_sample; /* sample_ts is the time of its last sample */
     int64_t sample_ts, sample_dur, interval;
     tconv_frame *frames;
     uint32_t nframes, frames_cap;
@@ -51,6 +52,7 @@ typedef struct chrome_writer {
     int memory_open;
     int64_t memory_ts;
     tconv_str s_memory, s_allocated, s_reserved, s_bytes, s_memory_instant;
+    tconv_str s_id, s_id2_local, s_id2_global; /* the args a flow's own id comes in */
     char *tmp;
     size_t tmp_cap;
 } chrome_writer;

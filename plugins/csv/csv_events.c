@@ -63,10 +63,18 @@ static void csv_events_args(csv_writer *w, const tconv_event *ev, csv_buf *out)
         break;
     case TCONV_EV_FLOW_START:
     case TCONV_EV_FLOW_STEP:
-    case TCONV_EV_FLOW_END:
-        csv_json_key(&j, "id");
-        csv_buf_u64(out, ev->id);
+    case TCONV_EV_FLOW_END: {
+        /* The producer's own id, when the reader kept it as an arg (Chrome's "id"), is the
+         * one users join on; the model's id is then left out rather than written twice. */
+        int own = 0;
+        for (uint32_t i = 0; i < ev->nargs && !own; i++)
+            own = strcmp(tconv_string_get(w->ctx, ev->args[i].key), "id") == 0;
+        if (!own) {
+            csv_json_key(&j, "id");
+            csv_buf_u64(out, ev->id);
+        }
         break;
+    }
     case TCONV_EV_METADATA:
         csv_json_key(&j, "value");
         csv_json_str(&j, ev->text);

@@ -14,6 +14,10 @@ enum { OTF2W_EVT_CHUNK = 1024 * 1024, OTF2W_DEF_CHUNK = 4 * 1024 * 1024 };
 /* The one communicator that carries the flow messages, and its two groups. */
 enum { OTF2W_FLOW_COMM = 0, OTF2W_FLOW_GROUP_LOCATIONS = 0, OTF2W_FLOW_GROUP_RANKS = 1 };
 
+/* The Parameter of a flow event written as one (OTF2W_FLOW_* - 1): "flow start", "flow step",
+ * "flow end". */
+static const char *const otf2_flow_params[3] = {"flow start", "flow step", "flow end"};
+
 #define OTF2W_TRY(st, what, call)                                                                  \
     do {                                                                                           \
         OTF2_ErrorCode otf2_try_code = (call);                                                     \
@@ -167,14 +171,32 @@ static tconv_status otf2_write_location(otf2_state *st, OTF2_Archive *ar, uint32
             uint64_t inst = otf2_get_uv(&c);
             OTF2_MetricRef metric =
                 (OTF2_MetricRef)(st->xl ? st->xl->metric[inst] : st->nseries + inst);
-            OTF2_Type type = OTF2_TYPE_DOUBLE;
-            OTF2_MetricValue value = {.floating_point = otf2_get_f64(&c)};
+            int whole = st->xl ? st->xl->metric_int[inst]
+                               : !st->series[st->instances[inst].series].fraction;
+            double v = otf2_get_f64(&c);
+            OTF2_Type type = whole ? OTF2_TYPE_INT64 : OTF2_TYPE_DOUBLE;
+            OTF2_MetricValue value;
+            if (whole)
+                value.signed_int = (int64_t)v;
+            else
+                value.floating_point = v;
             OTF2W_TRY(st, "writing a Metric event",
                       OTF2_EvtWriter_Metric(w, NULL, t, metric, 1, &type, &value));
             break;
         }
         case OTF2W_REC_FLOW: {
-            const otf2_link *k = &st->links[otf2_get_uv(&c)];
+            uint64_t f = otf2_get_uv(&c);
+            if (st->opt_flows == OTF2W_FLOWS_PARAMETERS) {
+                /* Numbered from 1: a flow id of 0 is none in tconv's model. */
+                uint64_t chain = 1u + (st->xl ? st->xl->flow_tag[st->chain[f]] : st->chain[f]);
+                OTF2_AttributeList *list =
+                    tag & OTF2W_REC_ATTRS ? otf2_read_attrs(st, &c, al) : NULL;
+                OTF2W_TRY(st, "writing a ParameterUnsignedInt event",
+                          OTF2_EvtWriter_ParameterUnsignedInt(
+                              w, list, t, (OTF2_ParameterRef)(st->phase[f] - 1), chain));
+                break;
+            }
+            const otf2_link *k = &st->links[f];
             uint32_t recv_tag = st->xl ? st->xl->flow_tag[k->recv_tag] : k->recv_tag;
             uint32_t send_tag = st->xl ? st->xl->flow_tag[k->send_tag] : k->send_tag;
             OTF2_AttributeList *list = tag & OTF2W_REC_ATTRS ? otf2_read_attrs(st, &c, al) : NULL;
@@ -233,14 +255,32 @@ static tconv_status otf2_write_markers(otf2_state *st, OTF2_Archive *ar)
     if (!st->nmarkers) return TCONV_OK;
     OTF2_MarkerWriter *mw = OTF2_Archive_GetMarkerWriter(ar);
     if (!mw) return otf2_error_fail(st, "opening the marker writer", OTF2_ERROR_INVALID);
+    /* Only the definitions some marker uses: those of [memory] instants that a metric carries
+     * (otf2_memory.c) may have none left. */
+    uint8_t *used = calloc(st->nmarkdefs ? st->nmarkdefs : 1, 1);
+    if (!used) otf2_oom();
+    for (otf2_cursor u = {st->markers.p, st->markers.p + st->markers.len}; u.p < u.end;) {
+        otf2_get_u8(&u);
+        otf2_get_uv(&u);
+        uint64_t def = otf2_get_uv(&u);
+        otf2_get_sv(&u);
+        u.p += (size_t)otf2_get_uv(&u);
+        if (def < st->nmarkdefs) used[def] = 1;
+    }
     for (size_t d = 0; d < st->nmarkdefs; d++) {
         const otf2_markdef *m = &st->markdefs[d];
-        const char *group = m->cat ? tconv_string_get(st->ctx, m->cat) : "instant";
-        OTF2W_TRY(st, "writing a marker definition",
-                  OTF2_MarkerWriter_WriteDefMarker(mw, (OTF2_MarkerRef)d, group,
-                                                   tconv_string_get(st->ctx, m->name),
-                                                   OTF2_SEVERITY_NONE));
+        if (!used[d]) continue;
+        const char *group =
+            m->cat ? tconv_string_get(st->ctx, otf2_str_nul_free(st, m->cat)) : "instant";
+        OTF2_ErrorCode code = OTF2_MarkerWriter_WriteDefMarker(
+            mw, (OTF2_MarkerRef)d, group, tconv_string_get(st->ctx, otf2_str_nul_free(st, m->name)),
+            OTF2_SEVERITY_NONE);
+        if (code != OTF2_SUCCESS) {
+            free(used);
+            return otf2_error_fail(st, "writing a marker definition", code);
+        }
     }
+    free(used);
     otf2_bytes text = {0};
     otf2_cursor c = {st->markers.p, st->markers.p + st->markers.len};
     tconv_status s = TCONV_OK;
@@ -294,6 +334,8 @@ typedef struct otf2_defrefs {
     OTF2_StringRef *attr_name;
     OTF2_StringRef *series_name, *series_unit, *series_key;
     OTF2_StringRef cuda, hip, mpi;
+    OTF2_StringRef flow_param[3];
+    OTF2_StringRef pid, tid;
     OTF2_StringRef comm_name, comm_locations, comm_ranks;
     int uses_cuda, uses_hip;
 } otf2_defrefs;
@@ -351,6 +393,11 @@ static void otf2_take_refs(otf2_state *st, otf2_defrefs *r)
     }
     if (r->uses_cuda) r->cuda = otf2_strref_cstr(st, "CUDA");
     if (r->uses_hip) r->hip = otf2_strref_cstr(st, "HIP");
+    if (st->opt_flows == OTF2W_FLOWS_PARAMETERS && st->nflows)
+        for (int k = 0; k < 3; k++)
+            r->flow_param[k] = otf2_strref_cstr(st, otf2_flow_params[k]);
+    r->pid = otf2_strref_cstr(st, "pid");
+    r->tid = otf2_strref_cstr(st, "tid");
     if (st->nlinks) {
         r->mpi = otf2_strref_cstr(st, "MPI");
         r->comm_name = otf2_strref_cstr(st, "flows");
@@ -367,6 +414,27 @@ static void otf2_free_refs(otf2_defrefs *r)
     free(r->series_name);
     free(r->series_unit);
     free(r->series_key);
+}
+
+/* The pid and tid the input wrote, as properties of the location group and the location, for
+ * readers that give them back (tconv's otf2 reader does) rather than OTF2's references. */
+static tconv_status otf2_write_ids(otf2_state *st, OTF2_GlobalDefWriter *gw, const otf2_defrefs *r)
+{
+    for (size_t g = 0; g < st->ngroups; g++) {
+        OTF2_AttributeValue v = {.stringRef = st->groups[g].pid_ref};
+        OTF2W_TRY(st, "writing a location group property",
+                  OTF2_GlobalDefWriter_WriteLocationGroupProperty(gw, (OTF2_LocationGroupRef)g,
+                                                                  r->pid, OTF2_TYPE_STRING, v));
+    }
+    for (size_t i = 0; i < st->nlocations; i++) {
+        const otf2_loc *l = &st->locs[st->order[i]];
+        if (!l->tid_ref) continue;
+        OTF2_AttributeValue v = {.stringRef = l->tid_ref - 1};
+        OTF2W_TRY(
+            st, "writing a location property",
+            OTF2_GlobalDefWriter_WriteLocationProperty(gw, l->id, r->tid, OTF2_TYPE_STRING, v));
+    }
+    return TCONV_OK;
 }
 
 static tconv_status otf2_write_system(otf2_state *st, OTF2_GlobalDefWriter *gw)
@@ -424,6 +492,11 @@ static tconv_status otf2_write_regions(otf2_state *st, OTF2_GlobalDefWriter *gw,
         OTF2W_TRY(st, "writing an attribute",
                   OTF2_GlobalDefWriter_WriteAttribute(gw, (OTF2_AttributeRef)i, r->attr_name[i],
                                                       r->empty, st->attrs[i].type));
+    if (st->opt_flows == OTF2W_FLOWS_PARAMETERS && st->nflows)
+        for (int k = 0; k < 3; k++)
+            OTF2W_TRY(st, "writing a parameter",
+                      OTF2_GlobalDefWriter_WriteParameter(
+                          gw, (OTF2_ParameterRef)k, r->flow_param[k], OTF2_PARAMETER_TYPE_UINT64));
     return TCONV_OK;
 }
 
@@ -464,7 +537,8 @@ static tconv_status otf2_write_metrics(otf2_state *st, OTF2_GlobalDefWriter *gw,
         OTF2W_TRY(st, "writing a metric member",
                   OTF2_GlobalDefWriter_WriteMetricMember(
                       gw, (OTF2_MetricMemberRef)i, r->series_name[i], r->series_key[i],
-                      OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE,
+                      OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT,
+                      st->series[i].fraction ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
                       OTF2_BASE_DECIMAL, 0, r->series_unit[i]));
         OTF2_MetricMemberRef member = (OTF2_MetricMemberRef)i;
         OTF2W_TRY(st, "writing a metric class",
@@ -513,6 +587,7 @@ static tconv_status otf2_write_global_defs(otf2_state *st, OTF2_Archive *ar)
     }
     if (s == TCONV_OK) s = otf2_write_regions(st, gw, &r);
     if (s == TCONV_OK) s = otf2_write_system(st, gw);
+    if (s == TCONV_OK) s = otf2_write_ids(st, gw, &r);
     if (s == TCONV_OK) s = otf2_write_comm(st, gw, &r);
     if (s == TCONV_OK) s = otf2_write_metrics(st, gw, &r);
     otf2_free_refs(&r);

@@ -6,6 +6,7 @@
  * 24-byte pairing entry (otf2_flow), then 20 bytes while pairing at finish (otf2_link and a
  * sort index). Args add their encoded size when args=true. */
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "otf2_argtext.h"
@@ -30,6 +31,28 @@ otf2_input *otf2_collect_input(otf2_state *st, uint32_t input)
         st->ninputs = (size_t)input + 1;
     }
     return &st->inputs[input];
+}
+
+void otf2_state_strings(otf2_state *st)
+{
+    tconv_ctx *ctx = st->ctx;
+    st->s_memory = tconv_string_intern_cstr(ctx, "memory");
+    st->s_bytes = tconv_string_intern_cstr(ctx, "bytes");
+    st->s_memory_instant = tconv_string_intern_cstr(ctx, "[memory]");
+    st->s_flow_name = tconv_string_intern_cstr(ctx, "flow name");
+    st->s_flow_cat = tconv_string_intern_cstr(ctx, "flow category");
+    st->s_flow_binding = tconv_string_intern_cstr(ctx, "flow binding");
+    st->s_next = tconv_string_intern_cstr(ctx, "next");
+}
+
+uint32_t otf2_proc(otf2_state *st, const tconv_track *k)
+{
+    uint32_t p = tconv_map_get(&st->proc_map, k->input, k->pid);
+    if (p == UINT32_MAX) {
+        p = st->nprocs++;
+        tconv_map_set(&st->proc_map, k->input, k->pid, p);
+    }
+    return p;
 }
 
 static void otf2_note_time(otf2_state *st, int64_t ts)
@@ -120,14 +143,33 @@ static int otf2_arg_overridden(const tconv_arg *args, uint32_t n, uint32_t i)
     return 0;
 }
 
-/* Args as an attribute list: count, then (attribute, value) pairs typed by the attribute. */
-static void otf2_put_args(otf2_state *st, otf2_bytes *b, const tconv_arg *args, uint32_t n)
+/* An event record must fit in one event chunk (1 MiB), at up to 15 bytes an attribute; libotf2
+ * fails a larger one ("Chunk handling failed") and the run with it. Far past what a trace
+ * carries, and small enough that the pairwise check of keys below stays cheap. */
+enum { OTF2W_MAX_ARGS = 4096 };
+
+/* Args as an attribute list: count, then (attribute, value) pairs typed by the attribute; the
+ * nextra string attributes (keys[i], texts[i]) first. */
+static void otf2_put_attrs(otf2_state *st, otf2_bytes *b, const tconv_str *keys,
+                           const tconv_str *texts, uint32_t nextra, const tconv_arg *args,
+                           uint32_t n)
 {
-    uint32_t kept = 0;
+    if (n > OTF2W_MAX_ARGS) {
+        tconv_warning_add(st->ctx, "otf2.args-limit",
+                          "an event has %" PRIu32 " args; an OTF2 event holds at most %d "
+                          "attributes, so the first %d are written",
+                          n, OTF2W_MAX_ARGS, OTF2W_MAX_ARGS);
+        n = OTF2W_MAX_ARGS;
+    }
+    uint32_t kept = nextra;
     for (uint32_t i = 0; i < n; i++)
         kept += !otf2_arg_overridden(args, n, i);
-    otf2_bytes_reserve(b, 10 + (size_t)n * 20);
+    otf2_bytes_reserve(b, 10 + ((size_t)n + nextra) * 20);
     otf2_put_uv(b, kept);
+    for (uint32_t i = 0; i < nextra; i++) {
+        otf2_put_uv(b, otf2_attr_get(st, keys[i], OTF2_TYPE_STRING));
+        otf2_put_uv(b, otf2_strref(st, texts[i]));
+    }
     for (uint32_t i = 0; i < n; i++) {
         const tconv_arg *a = &args[i];
         if (otf2_arg_overridden(args, n, i)) continue;
@@ -154,6 +196,11 @@ static void otf2_put_args(otf2_state *st, otf2_bytes *b, const tconv_arg *args, 
             otf2_put_uv(b, otf2_strref(st, st->str_null));
         }
     }
+}
+
+static void otf2_put_args(otf2_state *st, otf2_bytes *b, const tconv_arg *args, uint32_t n)
+{
+    otf2_put_attrs(st, b, NULL, NULL, 0, args, n);
 }
 
 static int otf2_want_args(const otf2_state *st, const tconv_event *ev)
@@ -215,7 +262,7 @@ static tconv_status otf2_on_counter(otf2_state *st, const tconv_event *ev)
     if (s == UINT32_MAX) {
         OTF2W_GROW(st->series, st->series_cap, st->nseries + 1);
         s = (uint32_t)st->nseries++;
-        st->series[s] = (otf2_series){ev->name, ev->key, ev->unit, st->cur_input};
+        st->series[s] = (otf2_series){ev->name, ev->key, ev->unit, st->cur_input, 0};
         tconv_map_set(&st->series_map, ((uint64_t)ev->key << 32) | ev->unit, ev->name, s);
     }
     uint32_t inst = tconv_map_get(&st->instance_map, s, ev->track);
@@ -224,6 +271,14 @@ static tconv_status otf2_on_counter(otf2_state *st, const tconv_event *ev)
         inst = (uint32_t)st->ninstances++;
         st->instances[inst] = (otf2_instance){s, ev->track};
         tconv_map_set(&st->instance_map, s, ev->track, inst);
+    }
+    /* Whole numbers within int64 (bytes, counts) keep an integer type; -2^63 <= v < 2^63. */
+    if (!(ev->value == ev->value && ev->value >= -9223372036854775808.0 &&
+          ev->value < 9223372036854775808.0 && ev->value == (double)(int64_t)ev->value))
+        st->series[s].fraction = 1;
+    if (ev->cat == st->s_memory && ev->unit == st->s_bytes) {
+        const tconv_track *k = tconv_track_describe(st->ctx, ev->track);
+        if (k) tconv_map_set(&st->memts_map, (uint64_t)ev->ts, otf2_proc(st, k), 1);
     }
     otf2_record_begin(st, l, OTF2W_REC_METRIC, ev->ts, 5 + 8);
     otf2_put_uv(&l->buf, inst);
@@ -234,6 +289,7 @@ static tconv_status otf2_on_counter(otf2_state *st, const tconv_event *ev)
 
 static tconv_status otf2_on_flow(otf2_state *st, const tconv_event *ev)
 {
+    if (st->opt_flows == OTF2W_FLOWS_NONE) return TCONV_OK;
     otf2_loc *l = otf2_collect_loc(st, ev->track);
     if (st->nflows >= UINT32_MAX - 1) {
         tconv_warning_add(st->ctx, "otf2.too-many-flows",
@@ -254,14 +310,28 @@ static tconv_status otf2_on_flow(otf2_state *st, const tconv_event *ev)
     uint32_t phase = ev->kind == TCONV_EV_FLOW_START  ? OTF2W_FLOW_START
                      : ev->kind == TCONV_EV_FLOW_STEP ? OTF2W_FLOW_STEP
                                                       : OTF2W_FLOW_END;
-    int attrs = otf2_want_args(st, ev);
+    /* A Parameter record names its flow (name, category, and a binding to the next slice
+     * rather than the enclosing one) in attributes; a message has no room for them. */
+    int params = st->opt_flows == OTF2W_FLOWS_PARAMETERS;
+    int attrs = params || otf2_want_args(st, ev);
     otf2_record_begin(st, l, OTF2W_REC_FLOW | (attrs ? OTF2W_REC_ATTRS : 0), ev->ts, 5);
     OTF2W_GROW(st->flows, st->flows_cap, st->nflows + 1);
     otf2_flow *f = &st->flows[st->nflows];
     /* The record's time, which otf2_record_begin may have held at the previous one. */
     *f = (otf2_flow){ev->id, l->last_ts, cls << 2 | phase, ev->track};
     otf2_put_uv(&l->buf, st->nflows++);
-    if (attrs) otf2_put_args(st, &l->buf, ev->args, ev->nargs);
+    if (params) {
+        tconv_str keys[3], texts[3];
+        uint32_t nextra = 0;
+        if (ev->name) keys[nextra] = st->s_flow_name, texts[nextra++] = ev->name;
+        if (ev->cat) keys[nextra] = st->s_flow_cat, texts[nextra++] = ev->cat;
+        if (!(ev->flags & TCONV_EVF_BIND_ENCLOSING))
+            keys[nextra] = st->s_flow_binding, texts[nextra++] = st->s_next;
+        otf2_put_attrs(st, &l->buf, keys, texts, nextra, ev->args,
+                       otf2_want_args(st, ev) ? ev->nargs : 0);
+    } else if (attrs) {
+        otf2_put_args(st, &l->buf, ev->args, ev->nargs);
+    }
     l->flags |= OTF2W_LOCF_FLOWS;
     return TCONV_OK;
 }

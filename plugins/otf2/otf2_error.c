@@ -100,10 +100,15 @@ tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode co
     return TCONV_FATAL;
 }
 
-void otf2_error_flush_warnings(otf2_state *st)
+tconv_status otf2_error_flush_warnings(otf2_state *st)
 {
-    if (!st->lib_reports) return;
+    /* A write that failed (EFBIG past the file size limit, ENOSPC) may have been reported by
+     * a call that still returned success: the archive lacks data, so the run fails. */
+    if (st->lib_cause_code != OTF2_SUCCESS)
+        return otf2_error_fail(st, "writing the archive", st->lib_cause_code);
+    if (!st->lib_reports) return TCONV_OK;
     tconv_warning_add(st->ctx, "otf2.library", "the OTF2 library reported: %s: %s",
                       OTF2_Error_GetName(st->lib_code), st->lib_msg);
     st->lib_reports = 0;
+    return TCONV_OK;
 }

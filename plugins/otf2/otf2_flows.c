@@ -1,10 +1,13 @@
-/* Pairing flow events into messages. A flow is identified, as in Chrome and Perfetto, by its
- * input, category, name and id; its events, in time order, form a chain s -> t -> ... -> f, and
- * each link of the chain becomes one OTF2 message from the earlier event's location to the later
- * one's. Tracks reach the writer one after another, so the chain is only known once every track
- * has been seen. A flow of exactly one start and one end is linked even when the end is stamped
- * earlier than the start (unsynchronised CPU and GPU clocks); the message then goes back in
- * time, which OTF2 allows. */
+/* Pairing flow events. A flow is identified, as in Chrome and Perfetto, by its input,
+ * category, name and id; its events, in time order, form a chain s -> t -> ... -> f.
+ *
+ * Written as Parameter records (the default), every event of a chain carries the chain's number,
+ * the index of its first event: unique in the archive, the same on both ends, and what an MPI
+ * run's ranks shift as they shift message tags. Written as messages, each link of the chain
+ * becomes one OTF2 message from the earlier event's location to the later one's. Tracks reach the
+ * writer one after another, so the chain is only known once every track has been seen. A flow of
+ * exactly one start and one end is linked even when the end is stamped earlier than the start
+ * (unsynchronised CPU and GPU clocks); the message then goes back in time, which OTF2 allows. */
 #include <stdlib.h>
 
 #include "otf2_oom.h"
@@ -86,8 +89,47 @@ uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uin
     return nlinks;
 }
 
+void otf2_flows_chain(const otf2_flow *flows, size_t n, uint32_t *chain)
+{
+    uint32_t *perm = malloc((n ? n : 1) * sizeof(*perm));
+    if (!perm) otf2_oom();
+    for (size_t i = 0; i < n; i++)
+        perm[i] = (uint32_t)i;
+    otf2_flows_sorting = flows;
+    qsort(perm, n, sizeof(*perm), otf2_flows_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && flows[perm[j]].cls >> 2 == flows[perm[i]].cls >> 2 &&
+               flows[perm[j]].id == flows[perm[i]].id)
+            j++;
+        for (size_t k = i; k < j; k++)
+            chain[perm[k]] = perm[i];
+        i = j;
+    }
+    free(perm);
+}
+
+/* Parameters: each event keeps its phase and its chain's number; a flow with one end only is
+ * written too, as the input had it. */
+static void otf2_flows_number(otf2_state *st)
+{
+    st->chain = malloc((st->nflows ? st->nflows : 1) * sizeof(*st->chain));
+    st->phase = malloc(st->nflows ? st->nflows : 1);
+    if (!st->chain || !st->phase) otf2_oom();
+    otf2_flows_chain(st->flows, st->nflows, st->chain);
+    for (size_t i = 0; i < st->nflows; i++)
+        st->phase[i] = (uint8_t)OTF2W_FLOW_PHASE(&st->flows[i]);
+    free(st->flows);
+    st->flows = NULL;
+    st->flows_cap = 0;
+}
+
 void otf2_flows_pair(otf2_state *st)
 {
+    if (st->opt_flows == OTF2W_FLOWS_PARAMETERS) {
+        otf2_flows_number(st);
+        return;
+    }
     uint64_t unmatched = 0;
     st->links = malloc((st->nflows ? st->nflows : 1) * sizeof(*st->links));
     if (!st->links) otf2_oom();

@@ -251,17 +251,40 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
     free(names);
 }
 
-/* A location is named by its thread_name, else "pid/tid"; a process-wide track (no tid, as
- * for Chrome counters) by its pid, with " counters" when it holds only counters. */
+/* Whether a tid is a number (a thread id) rather than a name of its own ("stream 7"). */
+static int otf2_numeric(const char *s)
+{
+    if (*s == '-') s++;
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+/* A location is named by its thread_name; else a tid that is a name ("stream 7", Kineto's GPU
+ * streams in traces without thread names) by that name, a GPU stream with a numeric tid
+ * "stream <tid>" (a lane of it "stream <tid> #2"), and another thread "pid/tid"; a process-wide
+ * track (no tid, as for Chrome counters) by its pid, with " counters" when it holds only counters.
+ * So a stream has one name whether its trace names it or not, alone or with other inputs. The
+ * location's tid, and its group's pid, as the input wrote them, are properties (otf2_archive.c). */
 static void otf2_layout_location_names(otf2_state *st)
 {
     char buf[1024];
+    for (size_t g = 0; g < st->ngroups; g++)
+        st->groups[g].pid_ref = otf2_strref(st, st->groups[g].pid);
     for (size_t i = 0; i < st->nlocations; i++) {
         uint32_t track = st->order[i];
         otf2_loc *l = &st->locs[track];
         const tconv_track *k = otf2_track(st, track);
         const char *label = buf;
-        if (k->thread_name || tconv_string_length(st->ctx, k->tid)) {
+        const char *tid = tconv_string_get(st->ctx, k->tid);
+        l->tid_ref = *tid ? otf2_strref(st, k->tid) + 1 : 0;
+        if (!k->thread_name && l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && *tid >= '0' &&
+            *tid <= '9') {
+            snprintf(buf, sizeof(buf), "stream %s", tid); /* also a lane's "7 #2" */
+        } else if (!k->thread_name && *tid && !otf2_numeric(tid)) {
+            label = tid;
+        } else if (k->thread_name || *tid) {
             label = otf2_track_label(st, track, buf, sizeof(buf));
         } else {
             const char *pid =
@@ -273,8 +296,12 @@ static void otf2_layout_location_names(otf2_state *st)
     }
 }
 
-/* The system tree: a root, and below it one node per host named in the inputs' metadata. */
-static void otf2_layout_system_tree(otf2_state *st)
+/* The system tree: a root, and below it one node per host named in the inputs' metadata,
+ * shared by the inputs of that host. Of several inputs, one that names no host gets a node of
+ * its own, named and classed as its rank ("rank R", class "rank": no host, so a reader looking
+ * for hosts among nodes of class "node" does not take it for one), so that Vampir's system tree
+ * tells ranks apart; a single input without a host hangs from the root. */
+static void otf2_layout_system_tree(otf2_state *st, const int64_t *ranks)
 {
     tconv_map hosts = {0};
     st->nnodes = 1;
@@ -286,6 +313,14 @@ static void otf2_layout_system_tree(otf2_state *st)
     for (size_t i = 0; i < st->ninputs; i++) {
         otf2_input *in = &st->inputs[i];
         in->node = 0;
+        if (!in->host && st->ninputs > 1) {
+            char rank[40];
+            snprintf(rank, sizeof(rank), "rank %lld", (long long)ranks[i]);
+            in->node = st->nnodes++;
+            st->node_name_refs[in->node] = otf2_strref_cstr(st, rank);
+            st->node_class_refs[in->node] = otf2_strref_cstr(st, "rank");
+            continue;
+        }
         if (!in->host) continue;
         uint32_t n = tconv_map_get(&hosts, in->host, 0);
         if (n == UINT32_MAX) {
@@ -312,6 +347,6 @@ void otf2_layout_build(otf2_state *st)
     otf2_layout_group_types(st);
     otf2_layout_group_names(st, ranks);
     otf2_layout_location_names(st);
-    otf2_layout_system_tree(st);
+    otf2_layout_system_tree(st, ranks);
     free(ranks);
 }

@@ -9,8 +9,11 @@
 #include "otf2_writer.h"
 
 static const tconv_option_desc otf2_options[] = {
-    {"args", TCONV_OPT_BOOL, "false", NULL,
+    {"args", TCONV_OPT_BOOL, "true", NULL,
      "write event args: span and flow args as OTF2 attributes, instant args as marker text"},
+    {"flows", TCONV_OPT_ENUM, "parameters", "parameters|messages|none",
+     "flows (launch -> kernel): Parameter records that name them, MPI messages (arrows in "
+     "Vampir, counted as MPI traffic), or none"},
     {0}};
 
 static tconv_status otf2_open(tconv_ctx *ctx, tconv_output *out, const tconv_options *opts,
@@ -21,7 +24,12 @@ static tconv_status otf2_open(tconv_ctx *ctx, tconv_output *out, const tconv_opt
     st->ctx = ctx;
     st->out = out;
     st->opt_args = tconv_option_get_bool(opts, "args");
+    const char *flows = tconv_option_get_string(opts, "flows");
+    st->opt_flows = flows && strcmp(flows, "messages") == 0 ? OTF2W_FLOWS_MESSAGES
+                    : flows && strcmp(flows, "none") == 0   ? OTF2W_FLOWS_NONE
+                                                            : OTF2W_FLOWS_PARAMETERS;
     st->str_null = tconv_string_intern_cstr(ctx, "null");
+    otf2_state_strings(st);
     otf2_error_install(st);
     *state = st;
     return TCONV_OK;
@@ -56,6 +64,7 @@ static tconv_status otf2_finish(void *state)
     tconv_collective *c = tconv_ctx_collective(st->ctx);
     if (c) return otf2_unify_finish(st, c);
     otf2_collect_close_open(st);
+    otf2_markers_drop_carried(st);
     otf2_regions_detect_hip(st);
     otf2_flows_pair(st);
     otf2_layout_build(st);
@@ -66,7 +75,7 @@ static tconv_status otf2_finish(void *state)
         return TCONV_FATAL;
     }
     tconv_status s = otf2_archive_write(st);
-    if (s == TCONV_OK) otf2_error_flush_warnings(st);
+    if (s == TCONV_OK) s = otf2_error_flush_warnings(st);
     return s;
 }
 
@@ -91,6 +100,10 @@ void otf2_state_free(otf2_state *st)
     free(st->flows);
     tconv_map_free(&st->flow_class_map);
     free(st->links);
+    free(st->chain);
+    free(st->phase);
+    tconv_map_free(&st->proc_map);
+    tconv_map_free(&st->memts_map);
     free(st->inputs);
     tconv_map_free(&st->labels_map);
     otf2_bytes_free(&st->labels_log);
@@ -110,6 +123,7 @@ void otf2_state_free(otf2_state *st)
         free(st->xl->string);
         free(st->xl->metric);
         free(st->xl->flow_tag);
+        free(st->xl->metric_int);
         free(st->xl);
     }
     free(st);

@@ -35,8 +35,7 @@ static OTF2_CallbackCode otf2r_push(otf2r *r, tconv_event *ev)
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* The attribute list as args (only when someone reads them). */
-static void otf2r_args(otf2r *r, OTF2_AttributeList *al, tconv_event *ev)
+void otf2r_args(otf2r *r, OTF2_AttributeList *al, tconv_event *ev)
 {
     if (!r->args || !al) return;
     uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
@@ -140,6 +139,7 @@ static OTF2_CallbackCode otf2r_ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, 
         if (!r->stack) otf2r_oom();
     }
     r->stack[r->depth++] = (otf2r_open){region, ns};
+    r->nopen[region]++;
     if (r->depth > r->max_depth) r->max_depth = r->depth;
     const otf2r_region *g = &r->regions[region];
     tconv_event ev = TCONV_EVENT_INIT;
@@ -155,7 +155,9 @@ static OTF2_CallbackCode otf2r_ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, 
 
 static OTF2_CallbackCode otf2r_end(otf2r *r, int64_t ns, OTF2_AttributeList *al)
 {
-    const otf2r_region *g = &r->regions[r->stack[--r->depth].region];
+    uint32_t region = r->stack[--r->depth].region;
+    r->nopen[region]--;
+    const otf2r_region *g = &r->regions[region];
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_END;
     ev.track = r->track;
@@ -176,7 +178,10 @@ static OTF2_CallbackCode otf2r_ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, 
     OTF2R_GUARD(r);
     int64_t ns;
     if (otf2r_at(r, t, &ns) < 0) return otf2r_fail(r);
-    size_t k = r->depth;
+    /* A region that is not open is known at once (a scan of the stack made 400 000 Leaves of
+     * one under 400 000 open ones quadratic); one that is, is found by a scan that closes
+     * every region it passes, so each open region is scanned once. */
+    size_t k = region < r->nregions && r->nopen[region] ? r->depth : 0;
     while (k > 0 && r->stack[k - 1].region != region)
         k--;
     if (!k) {
@@ -291,15 +296,15 @@ static OTF2_CallbackCode otf2r_message(otf2r *r, OTF2_TimeStamp t, OTF2_Attribut
     OTF2R_GUARD(r);
     int64_t ns;
     if (otf2r_at(r, t, &ns) < 0) return otf2r_fail(r);
-    if (comm >= r->ncomms || !r->comm_locs || !r->comm_locs[comm] || rank >= r->comm_size[comm] ||
-        r->comm_locs[comm][rank] == UINT64_MAX) {
+    const otf2r_comm *cm = comm < r->ncomms ? &r->comms[comm] : NULL;
+    if (!cm || !cm->locs || rank >= cm->size || cm->locs[rank] == UINT64_MAX) {
         tconv_warning_add(r->ctx, "otf2.unresolved-rank",
                           "%s: location %" PRIu64 ", event %" PRIu64 ": a message %s rank %" PRIu32
                           " of communicator %" PRIu32 ", which names no location; skipped",
                           r->anchor, r->loc->id, r->nread, send ? "to" : "from", rank, comm);
         return OTF2_CALLBACK_SUCCESS;
     }
-    uint64_t peer = r->comm_locs[comm][rank];
+    uint64_t peer = cm->locs[rank];
     uint64_t k = otf2r_msg_count(r, comm * 2u + (uint32_t)send, peer, tag);
     uint64_t from = send ? r->loc->id : peer, to = send ? peer : r->loc->id;
     uint64_t id = otf2r_mix(otf2r_mix(otf2r_mix(otf2r_mix(otf2r_mix(0, comm), from), to), tag), k);
@@ -378,6 +383,7 @@ void otf2r_events_register(OTF2_EvtReaderCallbacks *cb)
     OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, otf2r_ev_recv);
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, otf2r_ev_irecv);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, otf2r_ev_other);
+    otf2r_props_register_events(cb);
 }
 
 static tconv_status otf2r_meta(otf2r *r, uint32_t track, tconv_str what, tconv_str text)
@@ -404,6 +410,10 @@ static tconv_str otf2r_host(const otf2r *r, uint32_t node)
 
 tconv_status otf2r_events_begin(otf2r *r, const otf2r_loc *loc)
 {
+    if (!r->nopen) { /* zero again at every location's end, when the stack is empty */
+        r->nopen = calloc(r->nregions ? r->nregions : 1, sizeof(*r->nopen));
+        if (!r->nopen) otf2r_oom();
+    }
     r->loc = loc;
     r->nread = 0;
     r->last_ns = INT64_MIN;
@@ -423,9 +433,7 @@ tconv_status otf2r_events_begin(otf2r *r, const otf2r_loc *loc)
         r->track = tconv_track_get(r->ctx, g->pid, r->s_empty);
         tconv_track_set_kind(r->ctx, r->track, TCONV_TRACK_PROCESS);
     } else {
-        char tid[24];
-        snprintf(tid, sizeof(tid), "%" PRIu64, loc->id);
-        r->track = tconv_track_get(r->ctx, g->pid, tconv_string_intern_cstr(r->ctx, tid));
+        r->track = tconv_track_get(r->ctx, g->pid, otf2r_loc_tid(r, loc));
         if (loc->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM)
             tconv_track_set_kind(r->ctx, r->track, TCONV_TRACK_GPU);
         if (loc->name && otf2r_meta(r, r->track, r->s_thread_name, loc->name) != TCONV_OK)
@@ -461,6 +469,7 @@ tconv_status otf2r_events_end(otf2r *r)
 void otf2r_events_free(otf2r *r)
 {
     free(r->stack);
+    free(r->nopen);
     free(r->msgs);
     free(r->argv);
 }

@@ -184,6 +184,14 @@ static OTF2_CallbackCode otf2r_marker(void *user, OTF2_TimeStamp time, OTF2_Time
     otf2r *r = m->r;
     tconv_event ev = TCONV_EVENT_INIT;
     int64_t end;
+    /* The end in 64 bits: a sum that wraps would end the marker before it starts. */
+    if (duration > UINT64_MAX - time) {
+        tconv_error_set(r->ctx,
+                        "%s: a marker at %" PRIu64 " ticks lasts %" PRIu64
+                        " ticks, which ends past what 64-bit times hold",
+                        r->anchor, time, duration);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     if (otf2r_time(r, time, &ev.ts) < 0 || otf2r_time(r, time + duration, &end) < 0)
         return OTF2_CALLBACK_INTERRUPT;
     if (def < m->ndefs && m->defs[def].defined) {
@@ -208,7 +216,9 @@ tconv_status otf2r_markers_read(otf2r *r)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.marker", r->dir, r->base);
-    if (access(path, F_OK) != 0) return TCONV_OK; /* a trace without markers has no file */
+    int there = otf2r_file_there(r, path, "the archive's marker file");
+    if (there < 0) return TCONV_FATAL;
+    if (!there && errno == ENOENT) return TCONV_OK; /* a trace without markers has no file */
     otf2r_marks m = {.r = r, .args = {.ctx = r->ctx}};
     m.s_instant = tconv_string_intern_cstr(r->ctx, "instant");
     m.s_text = tconv_string_intern_cstr(r->ctx, "text");

@@ -148,6 +148,7 @@ static void otf2_encode_local(otf2_state *st, tconv_collective *c, const uint64_
         otf2_put_str(st, b, st->series[i].key);
         otf2_put_str(st, b, st->series[i].unit);
         otf2_put_v(b, st->series[i].input);
+        otf2_put_v(b, st->series[i].fraction);
     }
     otf2_put_v(b, st->ninstances);
     for (size_t i = 0; i < st->ninstances; i++) {
@@ -174,6 +175,7 @@ static void otf2_encode_local(otf2_state *st, tconv_collective *c, const uint64_
     otf2_put_v(b, st->nmarkers);
     otf2_put_text(b, (const char *)st->markers.p, st->markers.len);
     otf2_put_v(b, st->nlinks);
+    otf2_put_v(b, st->nflows);
     otf2_put_v(b, (uint64_t)st->have_time);
     otf2_put_s(b, st->min_ts);
     otf2_put_s(b, st->max_ts);
@@ -341,6 +343,7 @@ static void otf2_decode_rank(otf2_state *g, otf2_urank *r, uint32_t q, otf2_curs
         d.b = otf2_get_str(g, c);
         d.c = otf2_get_str(g, c);
         d.ginput = otf2_ginput(r, otf2_get_uv(c));
+        d.x = (uint32_t)otf2_get_uv(c); /* a value that is not a whole number */
         otf2_ulist_add(&lists[1], d);
     }
     r->ninstances = (size_t)otf2_get_uv(c);
@@ -384,6 +387,7 @@ static void otf2_decode_rank(otf2_state *g, otf2_urank *r, uint32_t q, otf2_curs
     r->markers = c->p;
     c->p += r->markers_len;
     g->nlinks += otf2_get_uv(c);
+    g->nflows += (size_t)otf2_get_uv(c);
     int have = (int)otf2_get_uv(c);
     int64_t lo = otf2_get_sv(c), hi = otf2_get_sv(c);
     if (have && (!g->have_time || lo < g->min_ts)) g->min_ts = lo;
@@ -493,9 +497,10 @@ static void otf2_merge(otf2_state *g, otf2_urank *ranks, int size, otf2_utrack *
         if (s == UINT32_MAX) {
             OTF2W_GROW(g->series, g->series_cap, g->nseries + 1);
             s = (uint32_t)g->nseries++;
-            g->series[s] = (otf2_series){d->a, d->b, d->c, d->ginput};
+            g->series[s] = (otf2_series){d->a, d->b, d->c, d->ginput, 0};
             tconv_map_set(&g->series_map, key, d->a, s);
         }
+        g->series[s].fraction |= d->x;
         ranks[d->rank].series[d->local] = s;
     }
     for (size_t i = 0; i < lists[2].n; i++) { /* attributes */
@@ -586,8 +591,11 @@ static void otf2_encode_reply(const otf2_state *g, const otf2_urank *r, otf2_byt
         otf2_put_v(b, r->attr[i]);
     for (size_t i = 0; i < r->nstrings; i++)
         otf2_put_v(b, r->string[i]);
-    for (size_t i = 0; i < r->ninstances; i++)
+    for (size_t i = 0; i < r->ninstances; i++) {
         otf2_put_v(b, r->metric[i]);
+        const otf2_instance *in = &g->instances[r->metric[i] - g->nseries];
+        otf2_put_v(b, !g->series[in->series].fraction);
+    }
     for (uint32_t i = 0; i < r->ninputs; i++)
         otf2_put_s(b, r->flow_delta[i]);
     otf2_put_v(b, g->nseries);
@@ -685,9 +693,12 @@ static void otf2_apply_reply(otf2_state *st, otf2_cursor *c, uint32_t ninputs,
     for (size_t i = 0; i < st->nstrings; i++)
         xl->string[i] = (uint32_t)otf2_get_uv(c);
     xl->metric = calloc(st->ninstances ? st->ninstances : 1, sizeof(*xl->metric));
-    if (!xl->metric) otf2_oom();
-    for (size_t i = 0; i < st->ninstances; i++)
+    xl->metric_int = calloc(st->ninstances ? st->ninstances : 1, 1);
+    if (!xl->metric || !xl->metric_int) otf2_oom();
+    for (size_t i = 0; i < st->ninstances; i++) {
         xl->metric[i] = otf2_get_uv(c);
+        xl->metric_int[i] = (uint8_t)otf2_get_uv(c);
+    }
     int64_t *delta = calloc(ninputs ? ninputs : 1, sizeof(*delta));
     if (!delta) otf2_oom();
     for (size_t i = 0; i < ninputs; i++)
@@ -704,6 +715,7 @@ tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c)
 {
     int me = tconv_collective_rank(c), size = tconv_collective_size(c);
     otf2_collect_close_open(st);
+    otf2_markers_drop_carried(st);
     /* The inputs this rank read (the service knows the run's index of each), and the layout's
      * count of them. */
     uint32_t ninputs = 0;
@@ -746,7 +758,9 @@ tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c)
         g->ctx = st->ctx;
         g->out = st->out;
         g->opt_args = st->opt_args;
+        g->opt_flows = st->opt_flows;
         g->str_null = st->str_null;
+        otf2_state_strings(g);
         ok = otf2_unify_root(g, c, all, lens, replies, reply_lens);
     }
     free(all);
@@ -802,6 +816,6 @@ tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c)
     free(replies);
     free(reply_lens);
     if (g) otf2_state_free(g);
-    if (s == TCONV_OK) otf2_error_flush_warnings(st);
+    if (s == TCONV_OK) s = otf2_error_flush_warnings(st);
     return s;
 }

@@ -51,6 +51,7 @@ typedef struct otf2_loc {
     uint32_t group; /* index into otf2_state.groups (layout) */
     uint64_t id;    /* OTF2 location id (layout) */
     OTF2_StringRef name_ref;
+    OTF2_StringRef tid_ref; /* the tid as the input wrote it, a property: its ref + 1, 0: none */
     OTF2_LocationType type;
     uint64_t nevents; /* events written (archive) */
     uint64_t hash;    /* of its records, when another process makes the archive's (archive) */
@@ -63,10 +64,13 @@ typedef struct otf2_region {
     uint32_t input; /* of its first use: definitions of several ranks merge in input order */
 } otf2_region;
 
-/* A counter series definition: one metric member and class per (name, key, unit). */
+/* A counter series definition: one metric member and class per (name, key, unit). Its values
+ * are written as INT64 when every one is a whole number that fits (bytes, counts), as DOUBLE
+ * otherwise. */
 typedef struct otf2_series {
     tconv_str name, key, unit;
     uint32_t input;
+    uint32_t fraction; /* a value that is not a whole int64 was seen */
 } otf2_series;
 
 /* A metric instance: a series as recorded on one location. */
@@ -98,6 +102,11 @@ typedef struct otf2_flow {
 } otf2_flow;
 
 enum { OTF2W_FLOW_START = 1, OTF2W_FLOW_STEP = 2, OTF2W_FLOW_END = 3 };
+
+/* How flows are written (option flows): as Parameter records that name the flow (the default:
+ * no message that MPI statistics count), as MPI messages in a communicator of their own, or
+ * not at all. */
+enum { OTF2W_FLOWS_PARAMETERS, OTF2W_FLOWS_MESSAGES, OTF2W_FLOWS_NONE };
 #define OTF2W_FLOW_PHASE(f) ((f)->cls & 3u)
 
 /* What pairing decided for one flow event: a receive from and/or a send to another track. The
@@ -123,6 +132,7 @@ typedef struct otf2_group {
     OTF2_LocationGroupType type;
     uint32_t creator; /* index of the creating group, or UINT32_MAX */
     OTF2_StringRef name_ref;
+    OTF2_StringRef pid_ref; /* the pid as the input wrote it, a property of the group */
     uint32_t nlocs;
 } otf2_group;
 
@@ -132,6 +142,7 @@ typedef struct otf2_xlate {
     uint32_t *region, *attr, *string; /* local index -> global */
     uint64_t *metric;                 /* local instance -> global metric ref */
     uint32_t *flow_tag;               /* local flow index -> the whole run's */
+    uint8_t *metric_int;              /* local instance: its values are written as INT64 */
     uint64_t nseries;                 /* the whole run's metric series */
 } otf2_xlate;
 
@@ -139,6 +150,7 @@ typedef struct otf2_state {
     tconv_ctx *ctx;
     tconv_output *out;
     int opt_args;
+    int opt_flows; /* OTF2W_FLOWS_* */
 
     otf2_loc *locs; /* by track id */
     size_t nlocs_cap;
@@ -168,8 +180,10 @@ typedef struct otf2_state {
     size_t nflows, flows_cap; /* nflows stays the count after flows is freed */
     tconv_map flow_class_map;
     uint32_t nflow_classes;
-    otf2_link *links; /* by flow index, after pairing */
+    otf2_link *links; /* by flow index, after pairing (messages) */
     uint64_t nlinks;
+    uint32_t *chain; /* by flow index: the flow's first event, its number (parameters) */
+    uint8_t *phase;  /* by flow index: OTF2W_FLOW_* (parameters) */
 
     otf2_input *inputs;
     size_t ninputs, inputs_cap;
@@ -207,6 +221,13 @@ typedef struct otf2_state {
     int hip;       /* HIP runtime calls seen: GPU regions are HIP, not CUDA */
 
     tconv_str str_null; /* "null", for null args */
+    tconv_str s_memory, s_bytes, s_memory_instant, s_flow_name, s_flow_cat, s_flow_binding, s_next;
+
+    /* PyTorch's [memory] instants whose process has a memory metric at their time are left
+     * out (otf2_markers_drop_carried): the metric carries them. */
+    tconv_map proc_map;  /* (input, pid) -> process index */
+    tconv_map memts_map; /* (ts, process index) -> 1: a memory counter value there */
+    uint32_t nprocs;
 
     /* OTF2's own error reports (otf2_error.c) */
     char lib_msg[512];
@@ -226,6 +247,11 @@ tconv_status otf2_collect_event(otf2_state *st, const tconv_event *ev);
 void otf2_collect_close_open(otf2_state *st);
 otf2_loc *otf2_collect_loc(otf2_state *st, uint32_t track);
 otf2_input *otf2_collect_input(otf2_state *st, uint32_t input);
+/* The index of a track's process, (input, pid). */
+uint32_t otf2_proc(otf2_state *st, const tconv_track *k);
+
+/* otf2_memory.c: the [memory] markers that a memory metric carries, left out of st->markers. */
+void otf2_markers_drop_carried(otf2_state *st);
 
 /* otf2_meta.c: the metadata the writer reads beyond the track table. */
 tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev);
@@ -233,9 +259,14 @@ tconv_status otf2_meta_event(otf2_state *st, const tconv_event *ev);
 /* otf2_strref.c: OTF2 string refs for tconv strings, defined on first use. */
 OTF2_StringRef otf2_strref(otf2_state *st, tconv_str s);
 OTF2_StringRef otf2_strref_cstr(otf2_state *st, const char *s);
+/* s, or a copy with U+FFFD for each NUL byte it holds (counted): what an OTF2 string can hold. */
+tconv_str otf2_str_nul_free(otf2_state *st, tconv_str s);
 
-/* otf2_flows.c: pair flow events into links; fills st->links. */
+/* otf2_flows.c: pair flow events into links (st->links), or number their flows (st->chain,
+ * st->phase), as the option flows says. */
 void otf2_flows_pair(otf2_state *st);
+/* The pure numbering step, exposed for unit tests: the first event of each flow's chain. */
+void otf2_flows_chain(const otf2_flow *flows, size_t n, uint32_t *chain);
 /* The pure pairing step, exposed for unit tests: flows[n] in, links[n] out; returns the number
  * of links and counts the flow events left without a partner in *unmatched. */
 uint64_t otf2_flows_link(const otf2_flow *flows, size_t n, otf2_link *links, uint64_t *unmatched);
@@ -265,6 +296,8 @@ tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c);
  * (tconv_collective_gather: both malloc'd on rank 0, NULL elsewhere). */
 unsigned char *otf2_gather(tconv_collective *c, const otf2_bytes *b, size_t **lens);
 void otf2_state_free(otf2_state *st);
+/* The strings the writer compares with, interned in st->ctx. */
+void otf2_state_strings(otf2_state *st);
 /* The track and input facts the layout reads: the whole run's on rank 0 of an MPI run. */
 const tconv_track *otf2_track(const otf2_state *st, uint32_t track);
 uint32_t otf2_track_count(const otf2_state *st);
@@ -281,7 +314,8 @@ void otf2_error_install(otf2_state *st);
 void otf2_error_uninstall(void);
 /* Set the run's error for a failed OTF2 call, with OTF2's own message when it gave one. */
 tconv_status otf2_error_fail(otf2_state *st, const char *what, OTF2_ErrorCode code);
-/* Reports OTF2 made on calls that still succeeded become one counted warning. */
-void otf2_error_flush_warnings(otf2_state *st);
+/* Reports OTF2 made on calls that still succeeded become one counted warning; a failed write
+ * among them (EFBIG, ENOSPC) is the run's error (TCONV_FATAL). */
+tconv_status otf2_error_flush_warnings(otf2_state *st);
 
 #endif

@@ -50,4 +50,59 @@ for w in folded otf2 pprof text; do
         [ ! -e "$TMP/o" ] || fail "$w: output left after an invalid string id"
     done
 done
+
+# A plugin that crashes while it loads (in its constructor, its entry point, abort(), a
+# descriptor the loader's checks crash on) is named, and the run ends with exit 1 (--list and a
+# conversion alike; -j changes nothing: plugins load before any thread starts).
+CRASH=$(dirname "$BROKEN_PLUGINS")/plugins-crash
+for kind in crashctor crashentry abortentry baddesc; do
+    for cmd in "--list" "-j 2 -w text $DATA/core/nesting.tevt"; do
+        # shellcheck disable=SC2086
+        expect_rc 1 env TCONV_PLUGIN_PATH="$TEST_PLUGINS:$CRASH/$kind" "$TCONV" $cmd
+        expect_grep "$TMP/err" "plugin '$(cd "$CRASH/$kind" && pwd -P)/tconv-broken-$kind.so' crashed while loading"
+    done
+done
+
+# --list and --help-plugin escape what a plugin names itself: no terminal escape gets through.
+expect_rc 0 env TCONV_PLUGIN_PATH="$CRASH/escname" "$TCONV" --list
+if grep -q $'\x1b' "$TMP/out"; then fail "--list printed a raw ESC from a plugin's name"; fi
+expect_grep "$TMP/out" 'esc\x1b[31mred'
+expect_grep "$TMP/out" 'reader  rd\x1b[2J'
+expect_rc 0 env TCONV_PLUGIN_PATH="$CRASH/escname" "$TCONV" --help-plugin $'esc\x1b[31mred'
+if grep -q $'\x1b' "$TMP/out"; then fail "--help-plugin printed a raw ESC from a plugin's name"; fi
+
+# Plugins that someone else could have written are skipped, with a warning: a folder or a file
+# writable by every user, or owned by another user than the one running tconv and root.
+mkdir -p "$TMP/perm"
+cp "$TEST_PLUGINS/tconv-tevt.so" "$TMP/perm/"
+P=$(cd "$TMP/perm" && pwd -P)
+expect_rc 0 env TCONV_PLUGIN_PATH="$P" "$TCONV" --list
+expect_grep "$TMP/out" "reader  tevt"
+chmod o+w "$P"
+expect_rc 0 env TCONV_PLUGIN_PATH="$P" "$TCONV" --list
+expect_grep "$TMP/err" "skipping plugin folder '$P': it is writable by every user"
+if grep -q "tevt" "$TMP/out"; then fail "a plugin in a world-writable folder was loaded"; fi
+chmod o-w "$P"
+chmod o+w "$P/tconv-tevt.so"
+expect_rc 0 env TCONV_PLUGIN_PATH="$P" "$TCONV" --list
+expect_grep "$TMP/err" "skipping plugin '$P/tconv-tevt.so': it is writable by every user"
+if grep -q "tevt" "$TMP/out"; then fail "a world-writable plugin was loaded"; fi
+chmod o-w "$P/tconv-tevt.so"
+if [ "$(id -u)" = 0 ]; then
+    chown 65534 "$P/tconv-tevt.so"
+    expect_rc 0 env TCONV_PLUGIN_PATH="$P" "$TCONV" --list
+    expect_grep "$TMP/err" "skipping plugin '$P/tconv-tevt.so': it belongs to user 65534"
+    chown 0 "$P/tconv-tevt.so"
+    chown 65534 "$P"
+    expect_rc 0 env TCONV_PLUGIN_PATH="$P" "$TCONV" --list
+    expect_grep "$TMP/err" "skipping plugin folder '$P': it belongs to user 65534"
+    if grep -q "tevt" "$TMP/out"; then fail "a plugin in another user's folder was loaded"; fi
+    chown 0 "$P"
+fi
+
+# A relative entry of TCONV_PLUGIN_PATH is refused: it would load from wherever tconv runs.
+(cd "$(dirname "$TEST_PLUGINS")" &&
+    TCONV_PLUGIN_PATH="$(basename "$TEST_PLUGINS")" "$TCONV" --list >"$TMP/out" 2>"$TMP/err")
+expect_grep "$TMP/err" "ignoring TCONV_PLUGIN_PATH entry '$(basename "$TEST_PLUGINS")': not an absolute path"
+if grep -q "tevt" "$TMP/out"; then fail "a relative TCONV_PLUGIN_PATH entry was loaded"; fi
 echo "loader: ok"

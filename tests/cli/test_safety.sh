@@ -120,14 +120,14 @@ if [ -f "$NOEXCHANGE" ]; then
 fi
 
 # --- signals ---------------------------------------------------------------------------------------
-# SIGINT and SIGTERM in the middle of a ~100 MB Chrome trace: exit 128+signal, no temporary file
-# or directory. Started with SIGINT at its default (a shell starts background jobs ignoring it).
+# SIGINT, SIGTERM, SIGXCPU and SIGXFSZ in the middle of a ~100 MB Chrome trace: exit 128+signal,
+# no temporary file or directory. Started with SIGINT at its default (a shell starts background jobs ignoring it).
 awk 'BEGIN { printf "{\"traceEvents\":[\n";
     for (i = 0; i < 1000000; i++)
         printf "{\"name\":\"function_number_%d\",\"cat\":\"cat\",\"ph\":\"X\",\"ts\":%d,\"dur\":%d,\"pid\":1,\"tid\":%d,\"args\":{\"k\":\"v\"}},\n", i % 997, i * 10, 5 + i % 4, i % 8;
     printf "{\"name\":\"end\",\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}]}\n" }' >big.json
 mkdir sig
-for sig in INT TERM; do
+for sig in INT TERM XCPU XFSZ; do
     for w in "-w otf2 -o sig/arch" "-w pprof -o sig/out.pb.gz"; do
         # shellcheck disable=SC2086
         env --default-signal=INT "$TCONV" -q $w big.json &
@@ -146,6 +146,32 @@ for sig in INT TERM; do
         [ "$rc" = "$want" ] || fail "SIG$sig to '$w' exited $rc, expected $want"
         [ -z "$(ls -A sig)" ] || fail "SIG$sig to '$w' left: $(ls -A sig)"
     done
+done
+
+# The limits: past the CPU time limit (SIGXCPU, soft limit only: the hard one is SIGKILL) a
+# run stops as on SIGTERM, and says why; a write past the file size limit fails with EFBIG
+# (SIGXFSZ stays blocked in the writing thread), said as the limit. Nothing is left behind, for
+# every kind of output (a file, -j 2, an SVG, an HTML page, an OTF2 directory).
+set +e
+(ulimit -S -t 1 && exec "$TCONV" -q -j 1 -w otf2 -o sig/cpu big.json big.json big.json big.json \
+    big.json big.json big.json big.json) \
+    2>"$TMP/err"
+rc=$?
+set -e
+[ "$rc" = 152 ] || fail "past the CPU time limit: exit $rc, expected 152"
+expect_grep "$TMP/err" "the CPU time limit (ulimit -t) was reached; nothing was written"
+[ -z "$(ls -A sig)" ] || fail "past the CPU time limit: left $(ls -A sig)"
+for w in "-w chrome -o sig/out.json" "-j 2 -w chrome -o sig/out.json" "-w flamegraph -o sig/out.svg" \
+    "-w html -o sig/out.html" "-w otf2 -o sig/arch"; do
+    set +e
+    # shellcheck disable=SC2086
+    (ulimit -f 64 && exec "$TCONV" -q $w big.json "$CHROME") 2>"$TMP/err"
+    rc=$?
+    set -e
+    [ "$rc" = 1 ] || fail "past the file size limit, '$w': exit $rc, expected 1"
+    grep -qE "file too large: the file size limit \(ulimit -f\) is 65536 bytes|File is too large" \
+        "$TMP/err" || fail "past the file size limit, '$w': $(cat "$TMP/err")"
+    [ -z "$(ls -A sig)" ] || fail "past the file size limit, '$w': left $(ls -A sig)"
 done
 
 # A run blocked on a silent pipe cannot notice the signal: the signal thread removes its
@@ -193,6 +219,22 @@ cp "$CHROME" runarch/traces.def
 expect_rc 2 "$TCONV" -w otf2 -o runarch --force runarch/traces.def
 cmp -s runarch/traces.def "$CHROME" || fail "an input inside the output directory was replaced"
 cmp -s t.pb.gz t.orig || fail "an output-is-input run changed the input"
+# An archive named by its anchor file is read through its other files too (the reader's
+# members): none of them, nor anything in its trace folder, may be the output (-j alike).
+"$TCONV" -q -w otf2 -o memarch "$CHROME"
+cp -r memarch memarch.orig
+for o in memarch/traces.def memarch/traces.marker memarch/traces/0.evt memarch/traces/0.def \
+    memarch/traces memarch/traces/new.folded; do
+    for j in 1 2; do
+        expect_rc 2 "$TCONV" -j $j -w folded -o "$o" memarch/traces.otf2 "$CHROME"
+        expect_grep "$TMP/err" "the input 'memarch/traces.otf2'"
+    done
+done
+expect_rc 2 "$TCONV" -r otf2 -w text -o memarch/traces.def memarch/traces.otf2
+ln -s memarch/traces.def deflink.txt
+expect_rc 2 "$TCONV" -w text -o deflink.txt memarch/traces.otf2
+diff -r memarch memarch.orig >&2 || fail "a run into a file of its input archive changed the archive"
+"$TCONV" -q -w folded -o memarch.folded memarch/traces.otf2 # beside it is fine
 
 # --- replaced outputs keep owner, group and mode; a dangling link is refused ---------------------
 if [ "$(id -u)" = 0 ]; then

@@ -48,11 +48,16 @@ static const fuzz_optset fuzz_optsets[] = {
     {"folded", {"lenient=true", NULL}},
     {"folded", {"format=extended", NULL}},
     {"folded", {"format=plain", "strict=true", NULL}},
+    {"perfetto", {NULL}},
+    {"perfetto", {"strict=true", NULL}},
     {"otf2", {NULL}},
     {"pprof", {NULL}},
     {"pprof", {"sample=0", NULL}},
     {"speedscope", {NULL}},
     {"firefox", {NULL}},
+    {"rocprof", {NULL}},
+    {"rocprof", {"strict=true", "names=short", NULL}},
+    {"rocprof", {"by=queue", "names=mangled", NULL}},
 };
 
 static const tconv_reader_class *fuzz_rc;

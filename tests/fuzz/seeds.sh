@@ -34,13 +34,15 @@ add() {
     done
 }
 
-for r in chrome tfmem perf folded otf2 firefox; do
+for r in chrome tfmem perf folded otf2 firefox perfetto rocprof; do
     add $r "$here"/seeds/$r/*
 done
+add rocprof "$repo"/plugins/rocprof/tests/data/*.json "$repo"/plugins/rocprof/tests/data/*.rpd.gz
 add chrome "$repo"/tests/data/chrome/* "$repo"/plugins/otf2/tests/data/*.json \
     "$repo"/plugins/pprof/tests/data/chrome/*.json "$repo"/plugins/folded/tests/data/*.json \
     "$repo"/examples/traces/*.gz
 add perf "$repo"/plugins/perf/tests/data/*.perf
+add perfetto "$repo"/plugins/perfetto/tests/data/*.pftrace
 add folded "$repo"/plugins/folded/tests/data/*.folded "$repo"/plugins/folded/tests/golden/*.folded
 add pprof "$repo"/plugins/pprof/tests/input/data/*.gz "$repo"/plugins/pprof/tests/input/data/*.pprof \
     "$repo"/plugins/pprof/tests/input/data/*.prof
@@ -61,6 +63,7 @@ fi
 if [ -d "$corpus" ]; then
     add chrome $(find "$corpus" -type f \( -name '*.json' -o -name '*.json.gz' -o -name '*.gz' \) \
         -not -path '*/fastotf2/*' | sort)
+    add perfetto $(find "$corpus/perfetto" -type f \( -name '*.pftrace' -o -name '*.pb' \) 2>/dev/null | sort)
     add perf $(find "$corpus/FlameGraph/test" "$corpus/inferno/tests/data/collapse-perf" \
         "$corpus/speedscope/sample/profiles/linux-perf" "$corpus/flamescope/examples" \
         "$corpus/firefox-profiler/src/test/fixtures/upgrades" -maxdepth 1 -type f \
@@ -70,6 +73,6 @@ if [ -d "$corpus" ]; then
         \( -path '*results*' -o -path '*flamegraph*' -o -path '*stackcollapse*' \) 2>/dev/null |
         sort)
 fi
-for r in chrome tfmem perf folded json pprof speedscope firefox; do
+for r in chrome tfmem perf folded json pprof speedscope firefox perfetto rocprof; do
     echo "seeds: $r: $(ls "$out/$r" | wc -l) files, $(du -sh "$out/$r" | cut -f1)"
 done

@@ -49,6 +49,11 @@ printf '{"memoryProfilePerAllocator":{"a\xff":{}}}' >bad-utf8.memory_profile.jso
 expect 1 64 10 "$TCONV" -r tfmem -w text bad-utf8.memory_profile.json
 expect_err "bad-utf8.memory_profile.json:32: invalid JSON: unable to decode byte 0xff"
 
+# Surrogate escapes without their other half, high or low, become U+FFFD alike (a high one was
+# '?', a low one its own invalid bytes, then repaired with a warning).
+printf '[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"h\\ud83dx","cat":"l\\udc00x"}]' >surrogates.json
+expect 0 64 10 "$TCONV" -r chrome -w text surrogates.json
+expect_out 'name="h\xef\xbf\xbdx" cat="l\xef\xbf\xbdx"'
 # A NUL byte inside a string is not JSON: a positioned error from both readers.
 printf '[{"ph":"X","ts":1,"dur":1,"name":"a\0b"}]' >nul.json
 expect 1 64 10 "$TCONV" -r chrome -w text nul.json
@@ -70,4 +75,25 @@ expect 1 64 10 "$TCONV" -r tfmem -w text empty.json
 expect_err "empty.json:0: invalid JSON"
 expect 1 64 10 "$TCONV" -w text empty.json
 expect_err "tconv: error: 'empty.json' is empty: there is nothing to convert"
+
+# An event with 100 000 args (1.7 MB): read in linear time (each key was compared with every
+# key before it: 5 * 10^9 comparisons); the otf2 writer writes the first 4096 as attributes,
+# with a counted warning, where libotf2 failed the run ("Chunk handling failed"). A name with
+# "\u0000" (a NUL byte, which ends an OTF2 string) is written with U+FFFD, and counted.
+python3 -c "
+import sys
+args = ','.join('\"k%d\":%d' % (i, i) for i in range(100000))
+sys.stdout.write('[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5,\"name\":\"big\",'
+                 '\"args\":{' + args + '}},'
+                 '{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,\"name\":\"n\\\\u0000ul\"}]')
+" >many-args.json
+expect 0 128 5 "$TCONV" -r chrome -w text many-args.json
+expect_out '"k99999":99999}'
+if command -v otf2-print >/dev/null; then
+    expect 0 128 5 "$TCONV" -r chrome -w otf2 -W args=true -o many-args.otf2 many-args.json
+    expect_err "an event has 100000 args; an OTF2 event holds at most 4096 attributes, so the first 4096 are written [otf2.args-limit]"
+    expect_err "[otf2.nul-in-string]"
+    otf2-print -G many-args.otf2/traces.otf2 >"$TMP/out"
+    expect_out $'"n\xef\xbf\xbdul"'
+fi
 done_checks

@@ -94,6 +94,26 @@ static int t_tok(void *u, const tconv_json_token *t)
     return TCONV_JSON_GO;
 }
 
+/* The one place where the lexer means to differ: a "\\u" surrogate without its other half is
+ * U+FFFD, where yajl writes '?' (high) or the surrogate's own bytes (low). Both sides are
+ * compared with each of those as '?'. */
+static void unpaired_as_question_marks(out *o)
+{
+    size_t w = 0;
+    unsigned char *p = (unsigned char *)o->s;
+    for (size_t r = 0; r < o->len;) {
+        if (r + 3 <= o->len && ((p[r] == 0xEF && p[r + 1] == 0xBF && p[r + 2] == 0xBD) ||
+                                (p[r] == 0xED && p[r + 1] >= 0xA0 && (p[r + 2] & 0xC0) == 0x80))) {
+            p[w++] = '?';
+            r += 3;
+        } else {
+            p[w++] = p[r++];
+        }
+    }
+    o->len = w;
+    if (o->s) o->s[w] = '\0';
+}
+
 static int run_tconv(const char *buf, size_t n, size_t piece, out *o)
 {
     static const tconv_json_callbacks cb = {t_tok, t_tok, t_tok, t_tok};
@@ -124,6 +144,7 @@ int main(int argc, char **argv)
         out y = {0};
         put(&y, "", 0);
         int yok = run_yajl(file.s ? file.s : "", file.len, &y);
+        unpaired_as_question_marks(&y);
         /* Whole, and in pieces of 1 and 7 bytes. */
         static const size_t pieces[] = {(size_t)-1, 1, 7};
         for (size_t k = 0; k < 3; k++) {
@@ -131,6 +152,7 @@ int main(int argc, char **argv)
             put(&t, "", 0);
             size_t piece = pieces[k] == (size_t)-1 ? (file.len ? file.len : 1) : pieces[k];
             int tok_ok = run_tconv(file.s ? file.s : "", file.len, piece, &t);
+            unpaired_as_question_marks(&t);
             if (tok_ok != yok || t.len != y.len || memcmp(t.s, y.s, y.len) != 0) {
                 fprintf(stderr, "%s (pieces of %zu): yajl %s, tconv %s%s\n", argv[i], piece,
                         yok ? "accepts" : "rejects", tok_ok ? "accepts" : "rejects",

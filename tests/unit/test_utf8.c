@@ -34,6 +34,29 @@ static void valid_and_repaired(void **state)
     assert_int_equal(tconv_utf8_valid_prefix(late, 17), 16);
 }
 
+/* What a "\\u" escape names, encoded: one rule for what UTF-8 cannot hold (U+FFFD), the same
+ * as for bytes that are not UTF-8. */
+static void encoded(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t cp;
+        const char *utf8;
+    } cases[] = {{0x41, "A"},
+                 {0xe9, "\xc3\xa9"},
+                 {0x20ac, "\xe2\x82\xac"},
+                 {0x1f600, "\xf0\x9f\x98\x80"},
+                 {0xd83d, "\xef\xbf\xbd"}, /* a high surrogate alone */
+                 {0xdc00, "\xef\xbf\xbd"}, /* a low one alone */
+                 {0x110000, "\xef\xbf\xbd"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned char out[4];
+        size_t n = tconv_utf8_encode(cases[i].cp, out);
+        assert_int_equal(n, strlen(cases[i].utf8));
+        assert_memory_equal(out, cases[i].utf8, n);
+    }
+}
+
 static void sequences(void **state)
 {
     (void)state;
@@ -75,6 +98,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_and_repaired),
         cmocka_unit_test(sequences),
+        cmocka_unit_test(encoded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,6 +362,14 @@ def load_trace(path):
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
+def chrome_traces(inp):
+    """Are all the inputs Chrome trace JSON, whose operators the checks can read?"""
+    try:
+        return all(p.endswith((".json", ".json.gz")) and load_trace(p) is not None for p in inp)
+    except (KeyError, TypeError, ValueError):  # other JSON (rocprofv3's)
+        return False
+
+
 def launchers_of(path, launched_only=False):
     """(kernel name, operator or None) -> [calls, ns], straight from a Kineto trace: a kernel's
     correlation id names its launch (the earliest runtime or driver call carrying it), and the
@@ -417,7 +425,7 @@ KERNEL_OPS_JS = """JSON.parse(document.getElementById('data').textContent).kerne
 
 def check_launchers(b, s, name, inp, rows):
     """The launching operators of each kernel, against the trace itself (Kineto JSON inputs)."""
-    if not all(p.endswith((".json", ".json.gz")) for p in inp):
+    if not chrome_traces(inp):
         return
     want = {}
     for p in inp:
@@ -447,6 +455,11 @@ def check_gpu_graph(tconv, work, name, inp, gpu):
     svg = os.path.join(work, name + "-gpu.svg")
     run(tconv, "-o", svg, "-W", "value=gpu", *inp)
     total = ET.parse(svg).getroot().get("data-total")
+    if total == "0":
+        # no GPU work on a known launch: the report leaves the section out
+        if gpu:
+            fail("%s: a GPU flame graph though no GPU time has a known launch" % name)
+        return
     if not gpu or gpu["ready"] != "1":
         fail("%s: the GPU flame graph's script did not run" % name)
         return
@@ -454,7 +467,7 @@ def check_gpu_graph(tconv, work, name, inp, gpu):
         fail("%s: GPU flame graph total %s, -W value=gpu's %s" % (name, gpu["total"], total))
     if gpu["pwned"] != "undefined" or gpu["handlers"] or gpu["scripts"] != 1:
         fail("%s: the GPU flame graph ran or holds markup of the trace" % name)
-    if not all(p.endswith((".json", ".json.gz")) for p in inp):
+    if not chrome_traces(inp):
         return
     # a [gpu] leaf sits on the operator that launched it (or on the root): the trace's pairs
     frames = [(f[0][:f[0].rfind(" (")], int(f[1]), int(f[2]), int(f[4])) for f in gpu["frames"]]

@@ -42,7 +42,7 @@ typedef struct check_msg {
 typedef struct check {
     const char *path;
     uint64_t problems;
-    check_vec strings, regions, groups_def, nodes, attrs, metrics, comms, markers, ogroups;
+    check_vec strings, regions, groups_def, nodes, attrs, metrics, comms, markers, ogroups, params;
     char **string_text;
     size_t string_text_cap;
     OTF2_Type *attr_type;
@@ -72,6 +72,7 @@ typedef struct check {
     /* counts */
     uint64_t n_regions, n_members, n_classes, n_instances, n_attrs, n_strings, n_nodes;
     uint64_t n_enter, n_leave, n_metric, n_send, n_recv, n_other, n_markers, n_markdefs;
+    uint64_t n_params, n_param_events, n_props, n_int_members;
     check_msg *sends, *recvs;
     size_t nsends, nrecvs, sends_cap, recvs_cap;
 } check;
@@ -221,6 +222,46 @@ static OTF2_CallbackCode check_def_attr(void *u, OTF2_AttributeRef self, OTF2_St
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode check_def_param(void *u, OTF2_ParameterRef self, OTF2_StringRef name,
+                                         OTF2_ParameterType type)
+{
+    (void)type;
+    check *c = u;
+    check_define(c, &c->params, self, "parameter");
+    check_str(c, name, "a parameter's name");
+    c->n_params++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Properties of location groups and locations name defined ones, with defined strings. */
+static OTF2_CallbackCode check_def_group_prop(void *u, OTF2_LocationGroupRef group,
+                                              OTF2_StringRef name, OTF2_Type type,
+                                              OTF2_AttributeValue value)
+{
+    check *c = u;
+    check_ref(c, &c->groups_def, group, "location group", "a location group property");
+    check_str(c, name, "a property's name");
+    if (type == OTF2_TYPE_STRING) check_str(c, value.stringRef, "a property's value");
+    c->n_props++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode check_def_loc_prop(void *u, OTF2_LocationRef loc, OTF2_StringRef name,
+                                            OTF2_Type type, OTF2_AttributeValue value)
+{
+    check *c = u;
+    int found = 0;
+    for (size_t i = 0; i < c->nlocs && !found; i++)
+        found = c->locs[i].id == loc;
+    if (!found)
+        check_fail(c, "a location property refers to location %" PRIu64 ", which is not defined",
+                   loc);
+    check_str(c, name, "a property's name");
+    if (type == OTF2_TYPE_STRING) check_str(c, value.stringRef, "a property's value");
+    c->n_props++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static check_vec check_members_def;
 
 static OTF2_CallbackCode check_def_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name,
@@ -230,11 +271,11 @@ static OTF2_CallbackCode check_def_member(void *u, OTF2_MetricMemberRef self, OT
 {
     (void)type;
     (void)mode;
-    (void)vtype;
     (void)base;
     (void)exponent;
     check *c = u;
     check_define(c, &check_members_def, self, "metric member");
+    if (vtype == OTF2_TYPE_INT64) c->n_int_members++;
     check_str(c, name, "a metric member's name");
     check_str(c, description, "a metric member's description");
     check_str(c, unit, "a metric member's unit");
@@ -504,6 +545,21 @@ static OTF2_CallbackCode check_ev_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, u
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode check_ev_param(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                        void *u, OTF2_AttributeList *al, OTF2_ParameterRef param,
+                                        uint64_t value)
+{
+    (void)loc;
+    (void)pos;
+    (void)value;
+    check *c = u;
+    check_time(c, t);
+    check_ref(c, &c->params, param, "parameter", "a ParameterUnsignedInt");
+    check_attrs(c, al, "a ParameterUnsignedInt");
+    c->n_param_events++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode check_ev_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
                                           void *u, OTF2_AttributeList *al)
 {
@@ -634,6 +690,9 @@ static int check_run(check *c, const char *path)
     OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(gcb, check_def_instance);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, check_def_ogroup);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, check_def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(gcb, check_def_param);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(gcb, check_def_group_prop);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(gcb, check_def_loc_prop);
     CHECK_OK(OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, gcb, c));
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     uint64_t ndefs;
@@ -658,6 +717,7 @@ static int check_run(check *c, const char *path)
     OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, check_ev_send);
     OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, check_ev_recv);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(ecb, check_ev_unknown);
+    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(ecb, check_ev_param);
     for (size_t i = 0; i < c->nlocs; i++) {
         check_loc *l = &c->locs[i];
         if (have_defs) {
@@ -728,8 +788,9 @@ static void check_free(check *c)
     for (size_t i = 0; i < c->string_text_cap; i++)
         free(c->string_text[i]);
     free(c->string_text);
-    check_vec *vecs[] = {&c->strings, &c->regions, &c->groups_def, &c->nodes,   &c->attrs,
-                         &c->metrics, &c->comms,   &c->markers,    &c->ogroups, &check_members_def};
+    check_vec *vecs[] = {&c->strings, &c->regions, &c->groups_def,    &c->nodes,
+                         &c->attrs,   &c->metrics, &c->comms,         &c->markers,
+                         &c->ogroups, &c->params,  &check_members_def};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         free(vecs[i]->defined);
     free(c->attr_type);
@@ -784,6 +845,9 @@ int main(int argc, char **argv)
            "marker_defs %" PRIu64 "\nmarkers %" PRIu64 "\n",
            c.n_enter, c.n_leave, c.n_metric, c.n_send, c.n_recv, c.n_other, c.max_depth,
            c.n_markdefs, c.n_markers);
+    printf("parameters %" PRIu64 "\nparameter_events %" PRIu64 "\nproperties %" PRIu64
+           "\nint64_metric_members %" PRIu64 "\n",
+           c.n_params, c.n_param_events, c.n_props, c.n_int_members);
     printf("problems %" PRIu64 "\n", c.problems);
     check_free(&c);
     return c.problems ? 1 : 0;

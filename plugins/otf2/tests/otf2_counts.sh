@@ -53,10 +53,16 @@ grep -q '^group 2 PROCESS node 2 creator - "rank 1: trainer (CPU)"$' "$TMP/huge.
 ! grep -q 9223372036854775807 "$TMP/huge.check" || fail "a clamped rank was shown"
 
 run_case repairs "$DATA/tevt/repairs.tevt"
-check_value "$TMP/repairs" mpi_send 3
-check_value "$TMP/repairs" mpi_recv 3
+check_value "$TMP/repairs" parameter_events 6
+check_value "$TMP/repairs" mpi_send 0
 grep -q 'order.unclosed-span' "$TMP/repairs.stderr" || fail "the unclosed span was not reported"
-grep -q 'otf2.unmatched-flow, 2 times' "$TMP/repairs.stderr" || fail "lone flows not counted"
+# As messages: three links; the two lone flow events have none and are counted.
+convert "$TMP/repairs-msg" -r tevt -W flows=messages "$DATA/tevt/repairs.tevt"
+readable "$TMP/repairs-msg"
+check_value "$TMP/repairs-msg" mpi_send 3
+check_value "$TMP/repairs-msg" mpi_recv 3
+grep -q 'otf2.unmatched-flow, 2 times' "$TMP/repairs-msg.stderr" || fail "lone flows not counted"
 
 run_case args "$DATA/tevt/args.tevt"
-check_value "$TMP/args" attributes 4
+# k, who, extra, correlation; and the flow's name and binding (to the next slice; no category).
+check_value "$TMP/args" attributes 6

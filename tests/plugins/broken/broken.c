@@ -1,5 +1,11 @@
 /* Deliberately broken plugins for the loader tests; which one is chosen at compile time. */
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "tconv/tconv.h"
+
+/* Null, and the compiler cannot know it: a store through it is a real crash. */
+static int *volatile broken_nowhere;
 
 #if defined(BROKEN_MAJOR)
 #define BROKEN_ABI_MAJOR (TCONV_ABI_MAJOR + 1)
@@ -29,6 +35,33 @@ TCONV_EXPORT int broken_use(void)
 #define BROKEN_NAME ""
 #endif
 
+#if defined(BROKEN_CRASHCTOR)
+/* Crashes in its constructor, inside dlopen, before the loader sees any of it. */
+__attribute__((constructor)) static void broken_ctor(void)
+{
+    *broken_nowhere = 1;
+}
+#endif
+
+#if defined(BROKEN_ESCNAME)
+/* Loads, with terminal control sequences in every name --list prints. */
+static tconv_status broken_read(tconv_ctx *ctx, tconv_input *in, const tconv_options *opts,
+                                tconv_sink *sink)
+{
+    (void)ctx, (void)in, (void)opts, (void)sink;
+    return TCONV_FATAL;
+}
+static const tconv_reader_class broken_reader = {
+    .struct_size = sizeof(tconv_reader_class),
+    .name = "rd\x1b[2J",
+    .description = "clears \x1b]0;title\x07the screen",
+    .read = broken_read,
+};
+static const tconv_reader_class *const broken_readers[] = {&broken_reader, NULL};
+#undef BROKEN_NAME
+#define BROKEN_NAME "esc\x1b[31mred"
+#endif
+
 #if !defined(BROKEN_DATAENTRY)
 static const tconv_plugin_desc broken_plugin = {
     .struct_size = sizeof(tconv_plugin_desc),
@@ -37,6 +70,12 @@ static const tconv_plugin_desc broken_plugin = {
     .name = BROKEN_NAME,
     .version = "test",
     .description = "a broken test plugin",
+#if defined(BROKEN_BADDESC)
+    /* Not a pointer: reading the classes crashes the loader's checks. */
+    .readers = (const tconv_reader_class *const *)(uintptr_t)16,
+#elif defined(BROKEN_ESCNAME)
+    .readers = broken_readers,
+#endif
 };
 #endif
 
@@ -48,6 +87,19 @@ TCONV_EXPORT const tconv_plugin_desc tconv_plugin_describe = {
     .abi_minor = TCONV_ABI_MINOR,
     .name = "broken-dataentry",
 };
+#elif defined(BROKEN_CRASHENTRY) || defined(BROKEN_ABORTENTRY)
+/* Crashes when asked for its descriptor. */
+TCONV_EXPORT const tconv_plugin_desc *tconv_plugin_describe(void);
+TCONV_EXPORT const tconv_plugin_desc *tconv_plugin_describe(void)
+{
+#if defined(BROKEN_ABORTENTRY)
+    abort();
+    return &broken_plugin;
+#else
+    *broken_nowhere = 1;
+    return &broken_plugin;
+#endif
+}
 #elif defined(BROKEN_NOENTRY)
 /* Exports something, but not the entry point. */
 TCONV_EXPORT const tconv_plugin_desc *broken_describe(void);
