@@ -128,7 +128,9 @@ typedef struct pf_field {
 
 static inline pf_cur pf_cur_make(const void *data, size_t len)
 {
-    pf_cur c = {(const uint8_t *)data, (const uint8_t *)data + len};
+    /* An empty field may come with no buffer at all; NULL + 0 is undefined in C. */
+    const uint8_t *p = data ? (const uint8_t *)data : (const uint8_t *)"";
+    pf_cur c = {p, p + (data ? len : 0)};
     return c;
 }
 
