@@ -32,15 +32,21 @@ static int otf2_rank_of(const otf2_state *st, uint32_t input, int64_t *rank)
     return 1;
 }
 
+/* The text of s as an OTF2 string can hold it: names are built with C string functions, which
+ * would stop at a NUL byte inside one. */
+static const char *otf2_layout_text(otf2_state *st, tconv_str s)
+{
+    return tconv_string_get(st->ctx, otf2_str_nul_free(st, s));
+}
+
 /* tconv_track_label, on otf2_track's tracks. */
-static const char *otf2_track_label(const otf2_state *st, uint32_t track, char *buf, size_t cap)
+static const char *otf2_track_label(otf2_state *st, uint32_t track, char *buf, size_t cap)
 {
     const tconv_track *k = otf2_track(st, track);
     if (k->thread_name)
-        snprintf(buf, cap, "%s", tconv_string_get(st->ctx, k->thread_name));
+        snprintf(buf, cap, "%s", otf2_layout_text(st, k->thread_name));
     else
-        snprintf(buf, cap, "%s/%s", tconv_string_get(st->ctx, k->pid),
-                 tconv_string_get(st->ctx, k->tid));
+        snprintf(buf, cap, "%s/%s", otf2_layout_text(st, k->pid), otf2_layout_text(st, k->tid));
     return buf;
 }
 
@@ -218,10 +224,10 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
     for (size_t g = 0; g < st->ngroups; g++) {
         const otf2_group *grp = &st->groups[g];
         const tconv_track *k = otf2_track(st, grp->first_track);
-        const char *base = tconv_string_get(ctx, k->process_name ? k->process_name : grp->pid);
+        const char *base = otf2_layout_text(st, k->process_name ? k->process_name : grp->pid);
         if (!*base) base = "global"; /* trace-wide items of a reader without a pid */
         uint32_t labels = tconv_map_get(&st->labels_map, grp->input, grp->pid);
-        const char *lab = labels == UINT32_MAX ? "" : tconv_string_get(ctx, labels);
+        const char *lab = labels == UINT32_MAX ? "" : otf2_layout_text(st, labels);
         char *name = *lab && strcmp(lab, base) ? otf2_printf("%s (%s)", base, lab)
                                                : otf2_printf("%s%s", base, "");
         if (st->ninputs > 1) {
@@ -241,7 +247,7 @@ static void otf2_layout_group_names(otf2_state *st, const int64_t *ranks)
     for (size_t g = 0; g < st->ngroups; g++) {
         if (tconv_map_get(&count, names[g], 0) > 1) {
             char *name = otf2_printf("%s [pid %s]", tconv_string_get(ctx, names[g]),
-                                     tconv_string_get(ctx, st->groups[g].pid));
+                                     otf2_layout_text(st, st->groups[g].pid));
             names[g] = tconv_string_intern_cstr(ctx, name);
             free(name);
         }
@@ -277,7 +283,7 @@ static void otf2_layout_location_names(otf2_state *st)
         otf2_loc *l = &st->locs[track];
         const tconv_track *k = otf2_track(st, track);
         const char *label = buf;
-        const char *tid = tconv_string_get(st->ctx, k->tid);
+        const char *tid = otf2_layout_text(st, k->tid);
         l->tid_ref = *tid ? otf2_strref(st, k->tid) + 1 : 0;
         if (!k->thread_name && l->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && *tid >= '0' &&
             *tid <= '9') {
@@ -288,7 +294,7 @@ static void otf2_layout_location_names(otf2_state *st)
             label = otf2_track_label(st, track, buf, sizeof(buf));
         } else {
             const char *pid =
-                tconv_string_length(st->ctx, k->pid) ? tconv_string_get(st->ctx, k->pid) : "global";
+                tconv_string_length(st->ctx, k->pid) ? otf2_layout_text(st, k->pid) : "global";
             snprintf(buf, sizeof(buf), "%s%s", pid,
                      l->type == OTF2_LOCATION_TYPE_METRIC ? " counters" : "");
         }

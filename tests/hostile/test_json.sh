@@ -95,5 +95,14 @@ if command -v otf2-print >/dev/null; then
     expect_err "[otf2.nul-in-string]"
     otf2-print -G many-args.otf2/traces.otf2 >"$TMP/out"
     expect_out $'"n\xef\xbf\xbdul"'
+    # Thread and process names become location and group names, built as C strings.
+    printf '%s' '[{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"wor\u0000ker"}},
+{"ph":"M","name":"process_name","pid":1,"args":{"name":"pro\u0000c"}},
+{"ph":"X","name":"f","pid":1,"tid":2,"ts":1,"dur":5}]' >nul-names.json
+    expect 0 128 5 "$TCONV" -r chrome -w otf2 -o nul-names.otf2 nul-names.json
+    expect_err "[otf2.nul-in-string"
+    otf2-print -G nul-names.otf2/traces.otf2 >"$TMP/out"
+    expect_out $'Name: "wor\xef\xbf\xbdker"'
+    expect_out $'Name: "pro\xef\xbf\xbdc"'
 fi
 done_checks

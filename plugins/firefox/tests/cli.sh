@@ -22,6 +22,13 @@ cmp -s "$W/gz.folded" "$W/plain.folded" && [ -s "$W/gz.folded" ] || fail "gzip c
 for f in "$DATA"/*.json "$VAR"/*; do
     "$TCONV" -q "$f" -o "$W/$(basename "$f").svg" || fail "$f -> svg"
 done
+# A version the reader does not know is read as the nearest it knows, with a warning that says so.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["meta"]["version"]=11; json.dump(d,open(sys.argv[2],"w"))' \
+    "$DATA/firefox-profiler-fixture-gecko-2.json" "$W/gecko-v11.json"
+"$TCONV" "$W/gecko-v11.json" -w folded -o "$W/v11.folded" 2>"$W/v11.err" || fail "gecko v11 refused"
+grep -q 'Gecko profile version 11, older than 12 (Firefox 63), the oldest this reader knows \[firefox.version\]' \
+    "$W/v11.err" || fail "gecko v11: no version warning: $(cat "$W/v11.err")"
+[ -s "$W/v11.folded" ] || fail "gecko v11: no stacks"
 "$TCONV" -q -w text "$DATA/samply-ls-linux-ls-profile.json" >"$W/samply.txt"
 for want in '^sampletype samples/count default$' '^sampletype cpu/nanoseconds$' \
     'name="baseTimeNanoseconds" text="1671458961578105' '"ls+0x58af"@"ls" addr=0x58af' \

@@ -26,6 +26,7 @@ WORKDIR as an artifact. Exit 0 when all hold, 1 when one fails, 77 when chromium
 import base64
 import csv
 import io
+import math
 import os
 import pathlib
 import subprocess
@@ -180,14 +181,46 @@ MEMORY_JS = """(function () {
   return {start: d.span ? d.span[0] : '0', buckets: d.memory.buckets, series: d.memory.series,
           lines: Array.from(document.querySelectorAll('#memory-chart polyline')).map(function (l) {
             return [l.getAttribute('data-label'), l.getAttribute('data-measure'),
-                    l.getAttribute('data-n'), l.getAttribute('data-max')]; })};
+                    l.getAttribute('data-n'), l.getAttribute('data-max'),
+                    l.getAttribute('stroke'), l.getAttribute('stroke-dasharray')]; }),
+          yticks: Array.from(document.querySelectorAll('#memory-chart .ytick')).map(function (t) {
+            return t.textContent; })};
 })()"""
+
+
+def check_memory_axes(name, m):
+    """Each drawn series its own colour, reserved dashed; the byte axis at round values."""
+    strokes = [l[4] for l in m["lines"]]
+    if len(set(strokes)) != len(strokes):
+        fail("%s memory: series share a colour: %s" % (name, strokes))
+    for l in m["lines"]:
+        if (l[5] is not None) != (l[1] == "reserved"):
+            fail("%s memory %s/%s: dashed is %s" % (name, l[0], l[1], l[5]))
+    units = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
+    ticks = []
+    for t in m["yticks"]:
+        num, unit = t.split(" ")
+        ticks.append((float(num), unit))
+    if not m["lines"]:
+        return
+    if len({u for _, u in ticks}) > 1 or len(ticks) < 2:
+        fail("%s memory: byte ticks %s" % (name, m["yticks"]))
+        return
+    vals = sorted(v for v, _ in ticks)
+    step = vals[1] - vals[0]
+    exp = 10 ** math.floor(math.log10(step))
+    mant = round(step / exp, 6)
+    if mant not in (1, 2, 5, 10) or any(abs(v / step - round(v / step)) > 1e-6 for v in vals):
+        fail("%s memory: ticks %s are not at round values" % (name, m["yticks"]))
+    else:
+        print("%s memory: ticks %s" % (name, ", ".join(m["yticks"])))
 
 
 def check_memory(b, s, tconv, inp, name):
     text = run(tconv, "-w", "csv", "-W", "table=memory", "-W", "eol=lf", *inp)
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     m = b.evaluate(s, MEMORY_JS)
+    check_memory_axes(name, m)
     start = int(m["start"])
     want = {}
     for r in rows:
@@ -674,6 +707,17 @@ def check_sections(b, s, tconv, name, inp, graphs):
         if named and named[0] not in shown:
             fail("%s: device %s is %r in its input, the overview says %r" % (name, g["label"],
                                                                              named[0], shown))
+    # the rank and world size, as each input's distributedInfo says them
+    overview = dict(b.evaluate(s, STEPS_JS)["overview"])
+    shown = overview.get("Rank", "") + overview.get("Ranks", "")
+    for r in d["ranks"]:
+        info = json.loads(r.get("distributed") or "{}")
+        if r.get("rank") is not None and isinstance(info, dict) and "world_size" in info:
+            says = "rank %s of %s" % (r["rank"], info["world_size"])
+            if says not in shown:
+                fail("%s: the overview says %r, not %r" % (name, shown, says))
+            else:
+                print("%s: overview %r" % (name, says))
     print("%s: title %r; sections %s; empty notes %s" % (name, got["title"],
                                                          {k: got[k] for k in want}, got["empty"]))
 

@@ -25,11 +25,15 @@ grep -q '"exporter":"tconv@' "$W/x.speedscope.json" || fail "no exporter"
 "$TCONV" -q "$SRC/tests/data/chrome/flow_simple.json" -o "$W/x.json" || fail "-o x.json"
 grep -q '"traceEvents"' "$W/x.json" || fail "x.json is no longer the Chrome writer's"
 
-# Every speedscope file to pprof and back through folded; every Chrome trace of the corpus and
-# every profile format to speedscope.
+# Every speedscope file to pprof, folded and a flame graph, whose root holds what the folded
+# lines sum to; every Chrome trace of the corpus and every profile format to speedscope.
 for f in "$DATA"/*.speedscope.json; do
     b=$(basename "$f")
     "$TCONV" -q "$f" -w pprof -o "$W/$b.pb.gz" || fail "$b -> pprof"
+    "$TCONV" -q "$f" -w folded -o "$W/$b.folded" || fail "$b -> folded"
+    "$TCONV" -q "$f" -o "$W/$b.svg" || fail "$b -> svg"
+    [ -s "$W/$b.folded" ] || fail "$b: no folded stacks"
+    grep -q '<title>all (' "$W/$b.svg" || fail "$b: the flame graph has no root"
 done
 inputs=()
 while IFS= read -r f; do inputs+=("$f"); done < <(
