@@ -347,11 +347,9 @@ static tconv_status sink_route(sink_chain *s, tconv_event *ev, int replay)
     if (e.kind != TCONV_EV_METADATA) {
         tconv_ctx_note_time(ctx, e.ts);
         if (e.kind == TCONV_EV_COMPLETE && e.dur > 0) tconv_ctx_note_time(ctx, e.ts + e.dur);
-        if (s->order) {
-            tconv_order_note_time(s->order, e.track, e.ts);
-            if (e.kind == TCONV_EV_COMPLETE && e.dur > 0)
-                tconv_order_note_time(s->order, e.track, e.ts + e.dur);
-        }
+        if (s->order)
+            tconv_order_note_time(s->order, e.track,
+                                  e.kind == TCONV_EV_COMPLETE && e.dur > 0 ? e.ts + e.dur : e.ts);
     } else {
         tconv_track_apply_metadata(ctx, &e);
         tconv_inputinfo_apply_metadata(ctx, &e);

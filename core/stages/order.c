@@ -70,6 +70,7 @@ typedef struct order_list {
     int64_t last;   /* latest time of any event pushed on the track, buffered or not */
     int64_t base;   /* the time records are offsets from: the track's first */
     uint32_t ready; /* 1 + its index in o->ready once split into lanes; 0: not */
+    size_t paired;  /* BEGIN and END records and fillers: 0 lets order_prepare skip pairing */
 } order_list;
 
 /* The strings of a record, interned together: spans and points repeat few combinations. */
@@ -86,8 +87,17 @@ typedef struct order_pool {
     size_t n, elem;
 } order_pool;
 
+/* The last lookups of order_names_get, by a few bits of the name and category: a trace's
+ * events repeat a few dozen combinations, and a hit costs no hash and no probe. */
+enum { ORDER_NCACHE = 64 };
+typedef struct order_ncache {
+    order_names key;
+    uint32_t id1; /* id + 1; 0: empty */
+} order_ncache;
+
 struct tconv_order {
     tconv_ctx *ctx;
+    order_ncache ncache[ORDER_NCACHE];
     int keep_payload;
     order_list *lists;
     size_t nlists;
@@ -171,7 +181,7 @@ static void order_names_rehash(tconv_order *o)
     o->nslots = n;
 }
 
-static uint32_t order_names_get(tconv_order *o, order_names key)
+static uint32_t order_names_find(tconv_order *o, order_names key)
 {
     if (o->nnames * 2 >= o->nslots) order_names_rehash(o);
     size_t h = order_names_hash(&key) & (o->nslots - 1);
@@ -185,6 +195,18 @@ static uint32_t order_names_get(tconv_order *o, order_names key)
     o->names[o->nnames] = key;
     o->slots[h] = (uint32_t)++o->nnames;
     return (uint32_t)o->nnames - 1;
+}
+
+static uint32_t order_names_get(tconv_order *o, order_names key)
+{
+    order_ncache *c = &o->ncache[(key.name ^ key.cat * 7u ^ key.role * 3u) % ORDER_NCACHE];
+    if (c->id1 && c->key.name == key.name && c->key.cat == key.cat && c->key.key == key.key &&
+        c->key.unit == key.unit && c->key.role == key.role)
+        return c->id1 - 1;
+    uint32_t id = order_names_find(o, key);
+    c->key = key;
+    c->id1 = id + 1;
+    return id;
 }
 
 static int64_t order_off(const order_rec *r)
@@ -207,7 +229,7 @@ static order_list *order_list_get(tconv_order *o, uint32_t track)
         size_t n = o->nlists;
         TCONV_GROW(o->lists, o->nlists, (size_t)track + 1);
         for (size_t i = n; i < o->nlists; i++)
-            o->lists[i] = (order_list){NULL, NULL, 0, INT64_MIN, 0, 0};
+            o->lists[i] = (order_list){NULL, NULL, 0, INT64_MIN, 0, 0, 0};
     }
     return &o->lists[track];
 }
@@ -236,6 +258,7 @@ static void order_free_chunks(order_list *l)
     }
     l->head = l->tail = NULL;
     l->n = 0;
+    l->paired = 0;
 }
 
 static void order_ready_free_all(tconv_order *o);
@@ -332,7 +355,7 @@ static order_chunk *order_chunk_new(tconv_order *o, order_list *l, uint64_t seq)
      * from its base, is padded with dead records. */
     order_chunk *c = l->tail;
     if (c) {
-        for (; c->n < c->cap; c->n++, l->n++)
+        for (; c->n < c->cap; c->n++, l->n++, l->paired++)
             c->rec[c->n] = (order_rec){.kind = ORDER_K_DEAD};
     }
     uint32_t cap = c ? (c->cap < ORDER_CHUNK_MAX ? c->cap * 2 : c->cap) : ORDER_CHUNK_MIN;
@@ -378,6 +401,7 @@ tconv_status tconv_order_add(tconv_order *o, const tconv_event *ev)
     if (l->n == 0) l->base = ev->ts;
     order_rec *r = &c->rec[c->n++];
     l->n++;
+    l->paired += ev->kind == TCONV_EV_BEGIN || ev->kind == TCONV_EV_END;
     o->nevents++;
     r->kind = (uint8_t)ev->kind;
     r->flags = (uint8_t)ev->flags;
@@ -682,6 +706,30 @@ static void order_sort_emit(const order_run *r, uint32_t *idx, size_t n)
     }
 }
 
+/* order_sort by time, then order_sort_emit, for the records in input order (idx[k] == k) in one
+ * pass over the chunks: each run of one time is sorted for emission as it ends. 0 when the
+ * records turn out not to be in time order (the runs sorted so far stay sorted among
+ * themselves, which a sort by time undoes: cmp_time breaks ties by the index). */
+static int order_sort_in_place(const order_run *r, uint32_t *idx, size_t n)
+{
+    size_t k = 0, run = 0;
+    int64_t prev = INT64_MIN;
+    for (size_t c = 0; c < r->nchunks && k < n; c++) {
+        const order_chunk *ch = r->chunks[c];
+        for (uint32_t j = 0; j < ch->n; j++, k++) {
+            const order_rec *x = &ch->rec[j];
+            int64_t t = order_ts(r, x);
+            if (t == prev) continue;
+            if (t < prev) return 0;
+            if (k - run > 1) order_sort(r, idx + run, k - run, order_cmp_emit);
+            run = k;
+            prev = t;
+        }
+    }
+    if (k - run > 1) order_sort(r, idx + run, k - run, order_cmp_emit);
+    return 1;
+}
+
 static int order_cmp_endargs(const void *a, const void *b)
 {
     const order_endargs *x = a, *y = b;
@@ -897,20 +945,34 @@ static tconv_status order_prepare(tconv_order *o, uint32_t track, order_ready *r
         r->pending[k] = r->chunks[k]->n;
     l->head = l->tail = NULL; /* the run owns the chunks now */
     l->n = 0;
+    size_t paired = l->paired;
+    l->paired = 0;
 
     /* The records by time (fillers left out), then paired, then by emission order. */
     uint32_t *idx = tconv_xmalloc((n ? n : 1) * sizeof(*idx));
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++)
-        if (!(order_at(r, (uint32_t)k)->kind & ORDER_K_DEAD)) idx[m++] = (uint32_t)k;
-    order_sort(r, idx, m, order_cmp_time);
-    order_pair_spans(r, idx, m, l->last);
     size_t live = 0;
-    for (size_t k = 0; k < m; k++)
-        if (!(order_at(r, idx[k])->kind & ORDER_K_DEAD)) idx[live++] = idx[k];
-    for (size_t k = 0; k < n; k++)
-        if (order_at(r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(r, (uint32_t)k);
-    order_sort_emit(r, idx, live);
+    if (!paired) {
+        /* Nothing to pair and no fillers (complete spans and points): the records as they
+         * came, which is time order already on most tracks. */
+        for (size_t k = 0; k < n; k++)
+            idx[k] = (uint32_t)k;
+        live = n;
+        if (!order_sort_in_place(r, idx, n)) {
+            order_sort(r, idx, n, order_cmp_time);
+            order_sort_emit(r, idx, n);
+        }
+    } else {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!(order_at(r, (uint32_t)k)->kind & ORDER_K_DEAD)) idx[m++] = (uint32_t)k;
+        order_sort(r, idx, m, order_cmp_time);
+        order_pair_spans(r, idx, m, l->last);
+        for (size_t k = 0; k < m; k++)
+            if (!(order_at(r, idx[k])->kind & ORDER_K_DEAD)) idx[live++] = idx[k];
+        for (size_t k = 0; k < n; k++)
+            if (order_at(r, (uint32_t)k)->kind & ORDER_K_DEAD) order_done(r, (uint32_t)k);
+        order_sort_emit(r, idx, live);
+    }
     rd->idx = idx;
     rd->live = live;
     rd->nlanes = 1;

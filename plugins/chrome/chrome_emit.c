@@ -50,7 +50,7 @@ static tconv_str chrome_intern(chrome_reader *r, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     chrome_intern_slot *c =
         &r->icache[(n * 31 + u[0] * 7 + u[n / 2] * 3 + u[n - 1]) % CHROME_INTERN_CACHE];
-    if (c->len == n && memcmp(c->key, s, n) == 0) return c->id;
+    if (c->len == n && chrome_text_eq(c->key, s, n)) return c->id;
     tconv_str id = tconv_string_intern(r->ctx, s, n);
     c->len = (uint8_t)n;
     memcpy(c->key, s, n);
@@ -155,7 +155,7 @@ static uint32_t chrome_track(chrome_reader *r, const char *pid, size_t plen, con
         for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++) {
             const chrome_track_slot *c = &r->tcache[i];
             if (c->plen == plen && c->tlen == tlen && c->track != UINT32_MAX &&
-                memcmp(c->key, pid, plen) == 0 && memcmp(c->key + plen, tid, tlen) == 0)
+                chrome_text_eq(c->key, pid, plen) && chrome_text_eq(c->key + plen, tid, tlen))
                 return c->track;
         }
     }
@@ -234,10 +234,6 @@ static unsigned chrome_role(chrome_reader *r, const tconv_event *ev)
 }
 
 /* ---- values ------------------------------------------------------------------------------ */
-
-/* Times stay within 2^62 ns (146 years) of the trace's origin, so that a span's end and the
- * difference of any two times fit in int64 in the core's stages and in the writers. */
-#define CHROME_TIME_LIMIT ((int64_t)1 << 62)
 
 /* 0 when set, 1 when absent, -1 when not a number, -2 when out of range. */
 static int chrome_time(const chrome_record *rec, chrome_field f, int64_t *ns)
@@ -479,6 +475,26 @@ static tconv_status chrome_span_event(chrome_reader *r, const chrome_record *rec
     if (chrome_is_gpu(rec, ev.role)) chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
     if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
     return ph == 'E' ? TCONV_OK : chrome_flow_v2(r, rec, &ev);
+}
+
+/* chrome_span_event for what the fast path reads: no args, no flow v2 members, times that
+ * convert (chrome_fast.c checks them as chrome_dispatch and chrome_span_event do). The strings are
+ * interned in the same order (pid and tid, name, category), so that ids come out the same. */
+tconv_status chrome_emit_flat(chrome_reader *r, const chrome_flat *f)
+{
+    tconv_event ev = TCONV_EVENT_INIT;
+    ev.kind = f->ph == 'B' ? TCONV_EV_BEGIN : f->ph == 'E' ? TCONV_EV_END : TCONV_EV_COMPLETE;
+    ev.track = chrome_track(r, f->pid, f->plen, f->tid, f->tlen);
+    ev.ts = f->ts;
+    ev.dur = f->dur;
+    ev.name = f->name ? chrome_intern(r, f->name, f->nlen) : 0;
+    ev.cat = f->cat ? chrome_intern(r, f->cat, f->clen) : 0;
+    ev.role = (uint16_t)chrome_role(r, &ev);
+    /* chrome_is_gpu */
+    if (tconv_role_is_gpu(ev.role) || ev.role == TCONV_ROLE_GPU_ANNOTATION ||
+        (f->tid_string && f->tlen > 7 && memcmp(f->tid, "stream ", 7) == 0))
+        chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
+    return chrome_push(r, &ev);
 }
 
 /* c10::DeviceType by value, as DeviceTypeName(type, lower_case) spells them. */

@@ -8,6 +8,13 @@
 
 #include "chrome_reader.h"
 
+/* Pieces fed to the lexer in a row without the fast path taking an event, before the rest of
+ * the chunk goes to the lexer whole: a trace the fast path does not fit costs a few more feeds
+ * per chunk, not one per '}'. After a chunk where it took nothing, the next chunk has half as
+ * many tries (down to CHROME_FAST_TRIES_MIN), so that on such a trace it costs next to nothing. */
+#define CHROME_FAST_TRIES 32
+#define CHROME_FAST_TRIES_MIN 2
+
 int chrome_reserve(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return 0;
@@ -82,10 +89,15 @@ static int chrome_record_begin(chrome_reader *r, chrome_src src)
     return chrome_lv_push(r, CHROME_LV_RECORD);
 }
 
-static int chrome_record_end(chrome_reader *r, int empty)
+/* text: the '}' in the bytes being parsed. */
+static int chrome_record_end(chrome_reader *r, int empty, const char *text)
 {
     r->nlv--;
     tconv_status st;
+    if (r->rec_src == CHROME_SRC_EVENT) {
+        r->sync_ptr = (const unsigned char *)text + 1;
+        r->sync_off = r->tok_end;
+    }
     /* TensorFlow's trace writer closes every event array with a "{}" after its last event. */
     if (empty && r->rec_src == CHROME_SRC_EVENT) return 1;
     if (r->rec_src == CHROME_SRC_FRAME) {
@@ -327,7 +339,7 @@ static inline int chrome_on_open(chrome_reader *r, char kind)
     }
 }
 
-static inline int chrome_on_close(chrome_reader *r, int empty)
+static inline int chrome_on_close(chrome_reader *r, int empty, const char *text)
 {
     if (r->cap_depth) {
         r->cap_depth--;
@@ -337,7 +349,7 @@ static inline int chrome_on_close(chrome_reader *r, int empty)
     chrome_level l = chrome_lv_top(r);
     switch (l) {
     case CHROME_LV_RECORD:
-        return chrome_record_end(r, empty);
+        return chrome_record_end(r, empty, text);
     case CHROME_LV_EVENTS:
         r->events_closed = 1;
         break;
@@ -407,7 +419,7 @@ static int chrome_tok_end(void *user, const tconv_json_token *t)
 {
     chrome_reader *r = user;
     r->tok_end = r->last_tok_end = t->end;
-    return chrome_on_close(r, t->empty) ? TCONV_JSON_GO : TCONV_JSON_STOP;
+    return chrome_on_close(r, t->empty, t->text) ? TCONV_JSON_GO : TCONV_JSON_STOP;
 }
 
 static int chrome_tok_key(void *user, const tconv_json_token *t)
@@ -438,6 +450,11 @@ int chrome_parse_init(chrome_reader *r)
     if (chrome_reserve((void **)&r->lv, &r->lv_cap, 16, 1)) return -1;
     r->lv[0] = CHROME_LV_ROOT;
     r->nlv = 1;
+    /* TCONV_CHROME_FAST=0 reads every event through the lexer: the same output, for tests that
+     * compare the two paths. */
+    const char *fast = getenv("TCONV_CHROME_FAST");
+    r->fast_off = fast && strcmp(fast, "0") == 0;
+    r->fast_tries = CHROME_FAST_TRIES;
     r->field = CHROME_F_UNKNOWN;
     static const tconv_json_callbacks chrome_tokens = {
         .begin = chrome_tok_begin,
@@ -459,11 +476,51 @@ void chrome_parse_free(chrome_reader *r)
     chrome_record_free(&r->rec);
 }
 
+/* Does the lexer stand just past an event's '}' at p, with nothing pending? */
+static int chrome_synced(const chrome_reader *r, const unsigned char *p)
+{
+    return r->sync_ptr == p && r->sync_off == r->last_tok_end && !r->failed;
+}
+
+/* The lexer and the fast path take turns (chrome_fast.c). Where the lexer stands just past an
+ * event's '}', the fast path reads on; where it stops, the lexer is fed up to the next '}' (the
+ * end of an event, perhaps), and so on. */
 tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len)
 {
-    if (!tconv_json_feed(r->lex, buf, len)) return TCONV_OK;
-    chrome_error_json(r, tconv_json_error_get(r->lex));
-    return TCONV_FATAL;
+    size_t pos = 0;
+    unsigned tries = r->fast_off ? 0 : r->fast_tries, took = 0;
+    r->sync_ptr = NULL; /* a position in the bytes before */
+    while (pos < len) {
+        size_t stop = len;
+        if (tries) {
+            if (chrome_synced(r, buf + pos)) {
+                uint64_t base = r->last_tok_end - pos;
+                size_t m = chrome_fast_run(r, buf, pos, len);
+                if (r->failed) return TCONV_FATAL;
+                if (m > pos) {
+                    pos = m;
+                    tries = CHROME_FAST_TRIES;
+                    took = 1;
+                    tconv_json_set_offset(r->lex, base + pos);
+                    r->tok_end = r->last_tok_end = r->sync_off = base + pos;
+                    r->sync_ptr = buf + pos;
+                    if (pos == len) break;
+                }
+            }
+            tries--;
+            const unsigned char *c = memchr(buf + pos, '}', len - pos);
+            if (c) stop = (size_t)(c - buf) + 1;
+        }
+        if (tconv_json_feed(r->lex, buf + pos, stop - pos)) {
+            chrome_error_json(r, tconv_json_error_get(r->lex));
+            return TCONV_FATAL;
+        }
+        pos = stop;
+    }
+    r->fast_tries = took                                        ? CHROME_FAST_TRIES
+                    : r->fast_tries / 2 > CHROME_FAST_TRIES_MIN ? r->fast_tries / 2
+                                                                : CHROME_FAST_TRIES_MIN;
+    return TCONV_OK;
 }
 
 tconv_status chrome_parse_end(chrome_reader *r)

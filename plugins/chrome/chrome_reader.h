@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <tconv/tconv.h>
 
@@ -62,6 +63,30 @@ typedef struct chrome_intern_slot {
     tconv_str id;
 } chrome_intern_slot;
 
+/* An event object as the fast path read it (chrome_fast.c): its texts are spans of the input
+ * buffer, its times already in ns. */
+typedef struct chrome_flat {
+    const char *name, *cat; /* NULL: absent */
+    const char *pid, *tid;  /* "": absent */
+    uint32_t nlen, clen, plen, tlen;
+    int tid_string; /* tid was a JSON string */
+    char ph;        /* 'B', 'E' or 'X' */
+    int64_t ts, dur;
+} chrome_flat;
+
+/* The layout of the last event object the fast path read member by member (chrome_fast.c):
+ * frag[i] are the bytes before value i, from the end of the element before the object
+ * (frag[n - 1]: after the last, up to the '}'). */
+#define CHROME_SHAPE_MAX 12  /* values */
+#define CHROME_SHAPE_FRAG 32 /* bytes of a fragment, at most */
+typedef struct chrome_shape {
+    uint8_t n; /* fragments: values + 1; 0: none learnt */
+    uint8_t field[CHROME_SHAPE_MAX], kind[CHROME_SHAPE_MAX];
+    uint8_t flen[CHROME_SHAPE_MAX + 1];
+    uint32_t fmask[CHROME_SHAPE_MAX + 1]; /* a bit per byte of the fragment */
+    unsigned char frag[CHROME_SHAPE_MAX + 1][CHROME_SHAPE_FRAG];
+} chrome_shape;
+
 typedef struct chrome_frame_entry {
     tconv_str name, category;
     int32_t parent; /* index of the parent entry, -1 for a root (after resolution) */
@@ -81,6 +106,14 @@ typedef struct chrome_reader {
     /* The JSON lexer (tconv/json.h) and where its last token ended. */
     tconv_json_lexer *lex;
     uint64_t tok_end, last_tok_end;
+    /* Where the fast path may go on from (chrome_parse_chunk): just past the '}' of the last
+     * event, in the bytes being parsed, as long as no token came after it (sync_off is then
+     * last_tok_end). */
+    const unsigned char *sync_ptr;
+    uint64_t sync_off;
+    unsigned fast_tries; /* for the next chunk (chrome_parse_chunk) */
+    int fast_off;        /* TCONV_CHROME_FAST=0: the lexer reads everything */
+    chrome_shape shape;
 
     /* Structural levels (not every JSON level: captured values have none). */
     uint8_t *lv;
@@ -153,6 +186,30 @@ typedef struct chrome_reader {
     int at_end; /* the whole input was read: nothing more can come */
 } chrome_reader;
 
+/* Are a[0 .. n) and b[0 .. n) the same bytes? The texts the mapping's caches compare are short
+ * (names, pids, tids): a word or two compared in place costs less than a call to memcmp. */
+static inline int chrome_text_eq(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        if (n > 16) return memcmp(a, b, n) == 0;
+        uint64_t x, y, u, v;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        memcpy(&u, a + n - 8, 8);
+        memcpy(&v, b + n - 8, 8);
+        return x == y && u == v;
+    }
+    if (n >= 4) {
+        uint32_t x, y, u, v;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return x == y && u == v;
+    }
+    return n == 0 || (a[0] == b[0] && a[n - 1] == b[n - 1] && a[n / 2] == b[n / 2]);
+}
+
 /* chrome_parse.c: the tokens' meaning, from the core's JSON lexer. */
 int chrome_parse_init(chrome_reader *r);
 void chrome_parse_free(chrome_reader *r);
@@ -161,11 +218,17 @@ tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size
 /* End of input. Accepts a document truncated between two events. */
 tconv_status chrome_parse_end(chrome_reader *r);
 
+/* chrome_fast.c: the event objects from buf + pos on that the fast path reads and maps; returns
+ * the position just past the last one it took (pos when none). */
+size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, size_t len);
+
 /* chrome_errors.c: the message for what the JSON lexer found wrong, in the trace's words. */
 void chrome_error_json(chrome_reader *r, const tconv_json_error *e);
 
 /* chrome_emit.c */
 tconv_status chrome_emit_record(chrome_reader *r, const chrome_record *rec, chrome_src src);
+/* An event the fast path read: what chrome_emit_record makes of the same object. */
+tconv_status chrome_emit_flat(chrome_reader *r, const chrome_flat *f);
 tconv_status chrome_emit_top(chrome_reader *r, const char *key, size_t klen, const char *text,
                              size_t tlen);
 /* A malformed record: warning, or error under strict. */

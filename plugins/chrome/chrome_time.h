@@ -17,4 +17,8 @@ typedef enum chrome_num_status {
  * point is involved, so "1712195495519689.047" with shift 3 gives 1712195495519689047. */
 chrome_num_status chrome_num_scaled(const char *s, size_t n, int shift, int64_t *out);
 
+/* Times stay within 2^62 ns (146 years) of the trace's origin, so that a span's end and the
+ * difference of any two times fit in int64 in the core's stages and in the writers. */
+#define CHROME_TIME_LIMIT ((int64_t)1 << 62)
+
 #endif
