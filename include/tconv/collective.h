@@ -38,6 +38,12 @@ int tconv_collective_bcast(tconv_collective *c, void *buf, size_t n, int root);
  * is what rank q gives. */
 int tconv_collective_gatherv(tconv_collective *c, const void *in, size_t n, void *out,
                              const size_t *counts, int root);
+/* ABI 1.4: each rank's n bytes of in, of sizes root does not know, concatenated in rank order
+ * into *out on root (malloc'd, the caller frees it; NULL on the other ranks), with what rank q
+ * gave in (*counts)[q] (malloc'd on root; NULL on the other ranks). The sizes go first, then
+ * the bytes: two gathers. */
+int tconv_collective_gather(tconv_collective *c, const void *in, size_t n, int root,
+                            unsigned char **out, size_t **counts);
 /* The reverse: counts[q] bytes of root's in, in rank order, to rank q's out (n bytes). */
 int tconv_collective_scatterv(tconv_collective *c, const void *in, const size_t *counts, void *out,
                               size_t n, int root);

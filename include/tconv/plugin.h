@@ -104,11 +104,16 @@ enum {
     TCONV_WRITER_ORDERED = 1u << 0,
     TCONV_WRITER_DIRECTORY = 1u << 1, /* writes a directory (-o required) */
     TCONV_WRITER_BINARY = 1u << 2,    /* refuses to write to a terminal */
-    /* ABI 1.3: in an MPI run the writer runs on every rank, on that rank's inputs, and the
+    /* The next four flags (ABI 1.3) are deprecated since ABI 1.4: they name the core's
+     * scheduling, which a writer now derives from what it needs (TCONV_NEED_STACK_SUMS,
+     * TCONV_NEED_METADATA_APART, TCONV_NEED_RANK_PARTS below). They keep working: a flag and
+     * the need it stands for have the same effect, and a host of ABI 1.3 reads only the flags.
+     *
+     * ABI 1.3: in an MPI run the writer runs on every rank, on that rank's inputs, and the
      * writers combine their parts at finish through tconv_ctx_collective() (collective.h).
      * Without it rank 0 alone writes, from every rank's recordings. The core may still run
      * such a writer on rank 0 alone (with tconv_ctx_collective() NULL) when the run needs
-     * something per-rank writing cannot give (docs/scale.md). */
+     * something per-rank writing cannot give (docs/scale.md). Now: TCONV_NEED_RANK_PARTS. */
     TCONV_WRITER_COLLECTIVE = 1u << 3,
     /* ABI 1.3: a writer of stack samples (one that takes samples and no spans) whose output does
      * not depend on when its samples come among the other events it is given (it ignores
@@ -116,12 +121,12 @@ enum {
      * samples the core makes from an input's spans then come as soon as that input is read,
      * instead of after every input, so the core holds one input's spans rather than the run's.
      * Samples keep their order among themselves. A host that does not know the flag ignores it
-     * and gives them after every input. */
+     * and gives them after every input. Now: TCONV_NEED_METADATA_APART. */
     TCONV_WRITER_EARLY_SAMPLES = 1u << 4,
     /* ABI 1.3: the same for an ordered writer (TCONV_WRITER_ORDERED): its output does not
      * depend on when an input's ordered events come among the metadata events of later inputs
      * it is given directly, so the ordering stage flushes each input as soon as it is read.
-     * Events keep their order among themselves. */
+     * Events keep their order among themselves. Now: TCONV_NEED_METADATA_APART. */
     TCONV_WRITER_EARLY_EVENTS = 1u << 5,
     /* ABI 1.3: with TCONV_WRITER_EARLY_SAMPLES, the writer's output depends on its samples only
      * through the sum of their values per (track, stack), taken in the order each (track,
@@ -129,7 +134,7 @@ enum {
      * sequence number. The core may then give it, for each input, one sample per (track, stack)
      * carrying the sum, with the fields of the first (so a -j or MPI run sends summed samples
      * between threads and ranks, not spans). A writer whose options make it read more (pprof's
-     * time window) says so through TCONV_NEED_EACH_SAMPLE. */
+     * time window) says so through TCONV_NEED_EACH_SAMPLE. Now: TCONV_NEED_STACK_SUMS. */
     TCONV_WRITER_SUMMED_SAMPLES = 1u << 6
 };
 
@@ -143,9 +148,34 @@ enum {
     /* tconv_event.corr on the spans an ordered writer gets (kept beside the buffered event, so
      * ask only when used). Unordered writers always see it. */
     TCONV_NEED_CORR = 1u << 2,
-    /* ABI 1.3: each sample as the stages make it, for a TCONV_WRITER_SUMMED_SAMPLES writer
-     * whose options make it read more of a sample than its sums (a time window). */
-    TCONV_NEED_EACH_SAMPLE = 1u << 3
+    /* ABI 1.3: each sample as the stages make it, for a writer that otherwise needs only the
+     * sums (TCONV_NEED_STACK_SUMS) whose options make it read more of a sample (a time
+     * window). It wins over TCONV_NEED_STACK_SUMS. */
+    TCONV_NEED_EACH_SAMPLE = 1u << 3,
+    /* ABI 1.4: what the writer's output depends on, in its own terms; the core derives from
+     * them when and where the stages run (docs/plugin-guide.md, "What a writer needs"). A host
+     * of ABI 1.3 ignores them: the output is the same, made later or on fewer threads.
+     *
+     * The output depends on the metadata events it is given directly (track names, process
+     * names) and on its other events, but not on where the metadata comes among them: the
+     * writer keeps metadata apart, or ignores it, and what it looks up at an event concerns
+     * that event's own track. Each input's samples (a stack-sample writer) or ordered events
+     * (TCONV_WRITER_ORDERED) may then come as soon as that input is read, so the core holds
+     * one input's spans rather than the run's. Events keep their order among themselves. */
+    TCONV_NEED_METADATA_APART = 1u << 4,
+    /* A writer of stack samples whose output depends on its samples only through the sum of
+     * their values per (track, stack), taken in the order each (track, stack) first comes: it
+     * reads neither a sample's time nor its name, category, args or sequence number, nor where
+     * it comes among the metadata (TCONV_NEED_METADATA_APART follows). The core may then give
+     * it one sample per (track, stack) and input, carrying the sum, with the fields of the
+     * first: a -j or MPI run sends summed samples between threads and ranks, not spans. */
+    TCONV_NEED_STACK_SUMS = 1u << 5,
+    /* Its own part per rank: in an MPI run the writer runs on every rank, on that rank's
+     * inputs, and the writers combine their parts at finish through tconv_ctx_collective()
+     * (collective.h). Without it rank 0 alone writes, from every rank's recordings. The core
+     * may still run it on rank 0 alone (tconv_ctx_collective() NULL) when the run needs
+     * something per-rank writing cannot give (docs/scale.md). */
+    TCONV_NEED_RANK_PARTS = 1u << 6
 };
 
 typedef struct tconv_writer_class {

@@ -229,10 +229,14 @@ static const tconv_option_desc folded_writer_options[] = {
     {0},
 };
 
-/* Samples carry frames and values only: readers need not build the args of spans. */
+/* Samples carry frames and values only: readers need not build the args of spans. Values are
+ * summed per line (track root and frame names) in their order, and the lines sorted by their
+ * bytes; a sample's root frame comes from its own track's names. */
 static uint32_t folded_writer_needs(const tconv_options *o)
 {
-    return strcmp(tconv_option_get_string(o, "value"), "gpu") == 0 ? TCONV_NEED_GPU_ATTRIBUTION : 0;
+    uint32_t n = TCONV_NEED_STACK_SUMS;
+    if (strcmp(tconv_option_get_string(o, "value"), "gpu") == 0) n |= TCONV_NEED_GPU_ATTRIBUTION;
+    return n;
 }
 
 const tconv_writer_class folded_writer_class = {
@@ -244,10 +248,6 @@ const tconv_writer_class folded_writer_class = {
                    "counts); inputs whose sample types differ are refused",
     .options = folded_writer_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    /* Samples are summed per stack and the lines sorted by their bytes; a sample's root frame
-     * comes from its own track's names. */
-    /* Values are summed per line (track root and frame names) in their order. */
-    .flags = TCONV_WRITER_EARLY_SAMPLES | TCONV_WRITER_SUMMED_SAMPLES,
     .open = folded_writer_open,
     .event = folded_writer_event,
     .finish = folded_writer_finish,

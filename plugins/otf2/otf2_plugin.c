@@ -135,10 +135,13 @@ static void otf2_destroy(void *state)
     if (state) otf2_state_free(state);
 }
 
-/* Without args=true nothing reads them: spare the ordering stage their copies. */
+/* Without args=true nothing reads them: spare the ordering stage their copies. Metadata is kept
+ * per input and used at the finish (otf2_meta.c); the rest follows the order of the events,
+ * whenever they come. In an MPI run each rank writes its own locations (otf2_unify.c). */
 static uint32_t otf2_needs(const tconv_options *opts)
 {
-    return tconv_option_get_bool(opts, "args") ? TCONV_NEED_ARGS : 0;
+    return (tconv_option_get_bool(opts, "args") ? TCONV_NEED_ARGS : 0) | TCONV_NEED_METADATA_APART |
+           TCONV_NEED_RANK_PARTS;
 }
 
 static const tconv_writer_class otf2_writer_class = {
@@ -148,10 +151,7 @@ static const tconv_writer_class otf2_writer_class = {
     .options = otf2_options,
     .accepts = TCONV_KINDS_SPANS | TCONV_KINDS_FLOWS | TCONV_KIND_BIT(TCONV_EV_INSTANT) |
                TCONV_KIND_BIT(TCONV_EV_COUNTER) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    /* Metadata is kept per input and used at the finish (otf2_meta.c); the rest follows the
-     * order of the events, whenever they come. */
-    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_DIRECTORY | TCONV_WRITER_COLLECTIVE |
-             TCONV_WRITER_EARLY_EVENTS,
+    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_DIRECTORY,
     .open = otf2_open,
     .event = otf2_event,
     .finish = otf2_finish,

@@ -2,7 +2,7 @@
  * read through the OTF2 reader API. The core hands readers a byte stream, but OTF2 archives are
  * a set of files the library opens itself: the reader takes the anchor file's path from its
  * input and opens the archive there. When a folder is read, the core lists only the anchor of
- * an archive in it (core/inputs.c); another file of an archive named on its own is refused with
+ * an archive in it (core/io/inputs.c); another file of an archive named on its own is refused with
  * the anchor to give instead. */
 #include <errno.h>
 #include <fcntl.h>

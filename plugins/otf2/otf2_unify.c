@@ -67,24 +67,8 @@ static tconv_str otf2_get_str(otf2_state *g, otf2_cursor *c)
 
 unsigned char *otf2_gather(tconv_collective *c, const otf2_bytes *b, size_t **lens_out)
 {
-    int size = tconv_collective_size(c), root = tconv_collective_rank(c) == 0;
-    size_t *eight = malloc((size_t)size * sizeof(*eight));
-    uint64_t *lens = malloc((size_t)size * sizeof(*lens));
-    size_t *counts = malloc((size_t)size * sizeof(*counts));
-    if (!eight || !lens || !counts) otf2_oom();
-    for (int q = 0; q < size; q++)
-        eight[q] = sizeof(uint64_t);
-    uint64_t n = b->len;
-    tconv_collective_gatherv(c, &n, sizeof(n), lens, eight, 0);
-    size_t total = 0;
-    for (int q = 0; root && q < size; q++)
-        total += counts[q] = (size_t)lens[q];
-    unsigned char *all = root ? malloc(total ? total : 1) : NULL;
-    if (root && !all) otf2_oom();
-    tconv_collective_gatherv(c, b->p, b->len, all, counts, 0);
-    free(eight);
-    free(lens);
-    *lens_out = counts;
+    unsigned char *all;
+    tconv_collective_gather(c, b->p, b->len, 0, &all, lens_out);
     return all;
 }
 

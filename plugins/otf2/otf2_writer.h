@@ -292,8 +292,8 @@ OTF2_ErrorCode otf2_coll_set(OTF2_Archive *ar, tconv_collective *c);
 
 /* otf2_unify.c: the finish of one of the writers of an MPI run (tconv_ctx_collective). */
 tconv_status otf2_unify_finish(otf2_state *st, tconv_collective *c);
-/* Collective: every rank's bytes to rank 0, in rank order (NULL elsewhere), with each rank's
- * length in *lens (malloc'd, on every rank). */
+/* Collective: every rank's bytes to rank 0, in rank order, with each rank's length in *lens
+ * (tconv_collective_gather: both malloc'd on rank 0, NULL elsewhere). */
 unsigned char *otf2_gather(tconv_collective *c, const otf2_bytes *b, size_t **lens);
 void otf2_state_free(otf2_state *st);
 /* The strings the writer compares with, interned in st->ctx. */

@@ -1,5 +1,5 @@
 /* Out of memory deep inside the reader's tables, where no status can travel back: the run ends
- * as the core ends it (core/memory.c), with the same message and exit status 1, and the core's
+ * as the core ends it (core/util/memory.c), with the same message and exit status 1, and the core's
  * exit handler removes the temporary output. Better than abort(), which reads as a crash. */
 #ifndef PERF_OOM_H
 #define PERF_OOM_H

@@ -141,12 +141,13 @@ static tconv_status pprof_event(void *state, const tconv_event *ev)
     return TCONV_OK;
 }
 
-/* Samples carry frames and values only: readers need not build the args of spans. */
+/* Samples carry frames and values only: readers need not build the args of spans. Samples are
+ * summed per stack and track in their order; metadata events are ignored. */
 static uint32_t pprof_needs(const tconv_options *opts)
 {
-    uint32_t n = strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0
-                     ? TCONV_NEED_GPU_ATTRIBUTION
-                     : 0;
+    uint32_t n = TCONV_NEED_STACK_SUMS;
+    if (strcmp(tconv_option_get_string(opts, "gpu"), "attribute") == 0)
+        n |= TCONV_NEED_GPU_ATTRIBUTION;
     /* A time window looks at each sample's time, which summed samples do not keep. */
     if (tconv_option_is_set(opts, "start") || tconv_option_is_set(opts, "end"))
         n |= TCONV_NEED_EACH_SAMPLE;
@@ -164,8 +165,7 @@ static const tconv_writer_class pprof_writer_class = {
     .description = "pprof profile (.pb.gz): self time per stack from spans, or stack samples",
     .options = pprof_options,
     .accepts = TCONV_KIND_BIT(TCONV_EV_SAMPLE) | TCONV_KIND_BIT(TCONV_EV_METADATA),
-    /* Samples are summed per stack and track in their order; metadata events are ignored. */
-    .flags = TCONV_WRITER_BINARY | TCONV_WRITER_EARLY_SAMPLES | TCONV_WRITER_SUMMED_SAMPLES,
+    .flags = TCONV_WRITER_BINARY,
     .open = pprof_open,
     .event = pprof_event,
     .finish = pprof_finish,

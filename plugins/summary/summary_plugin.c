@@ -76,11 +76,11 @@ static void summary_destroy(void *state)
 }
 
 /* Args for device numbers and launch configurations; the correlation id ties device time to
- * its launch in the step breakdown. */
+ * its launch in the step breakdown. Metadata (track names, ranks) is read at the finish. */
 static uint32_t summary_needs(const tconv_options *o)
 {
     (void)o;
-    return TCONV_NEED_ARGS | TCONV_NEED_CORR;
+    return TCONV_NEED_ARGS | TCONV_NEED_CORR | TCONV_NEED_METADATA_APART;
 }
 
 static const tconv_writer_class summary_writer_class = {
@@ -91,7 +91,7 @@ static const tconv_writer_class summary_writer_class = {
     .options = summary_options,
     .accepts = TCONV_KINDS_ALL,
     /* Self times, the op tree and the step breakdown need each track ordered and nested. */
-    .flags = TCONV_WRITER_ORDERED | TCONV_WRITER_EARLY_EVENTS,
+    .flags = TCONV_WRITER_ORDERED,
     .open = summary_open,
     .event = summary_event,
     .finish = summary_finish,

@@ -1,5 +1,7 @@
-# The out-of-tree example: install tconv into a temporary prefix, build examples/jsonl against
-# it with pkg-config only, load it through TCONV_PLUGIN_PATH and check its output parses.
+# The out-of-tree examples: install tconv into a temporary prefix, build examples/jsonl (a
+# writer) and examples/spanlog (a reader) against it with pkg-config only, run their harness
+# tests (make check: tconv/harness.h, in-process), load them through TCONV_PLUGIN_PATH and check
+# what they make.
 source "$(dirname "$0")/lib.sh"
 BUILD=$5
 PREFIX=$TMP/prefix
@@ -45,4 +47,43 @@ expect_grep "$TMP/out" "ok   writer jsonl: every event kind, the same bytes twic
 # Its writer class declares "jsonl": the output's name picks it.
 expect_rc 0 "$PREFIX/bin/tconv" -o "$TMP/auto.jsonl" "$DATA/core/nesting.tevt"
 [ "$(wc -l <"$TMP/auto.jsonl")" = 17 ] || fail "-o x.jsonl did not pick the jsonl writer"
+# Its harness test, built and run against the install alone. A test program links libtconv
+# itself: under a sanitizer build of tconv it must bring the sanitizer's runtime too.
+CHECK_CFLAGS=()
+if ldd "$(find "$PREFIX" -name 'libtconv.so.*' | head -n1)" | grep -q libasan; then
+    CHECK_CFLAGS=(CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer")
+fi
+make -s -C "$SRC/../examples/jsonl" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/ex" "${CHECK_CFLAGS[@]}" check \
+    >"$TMP/check.log" 2>&1 || { cat "$TMP/check.log" >&2; fail "jsonl: make check failed"; }
+grep -q "test_jsonl: ok" "$TMP/check.log" || { cat "$TMP/check.log" >&2; fail "jsonl: no test ran"; }
+
+# The reader: built, its harness test passes, and tconv reads its sample through it.
+mkdir "$TMP/sl"
+SPANLOG=$SRC/../examples/spanlog
+make -s -C "$SPANLOG" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/sl" >"$TMP/make.log" 2>&1 ||
+    { cat "$TMP/make.log" >&2; fail "spanlog did not build"; }
+[ ! -s "$TMP/make.log" ] || { cat "$TMP/make.log" >&2; fail "spanlog build printed warnings"; }
+[ "$(nm -D --defined-only "$TMP/sl/tconv-spanlog.so" | awk '{print $3}')" = tconv_plugin_describe ] ||
+    fail "spanlog exports more than its entry point"
+make -s -C "$SPANLOG" PKG_CONFIG_PATH="$(dirname "$pc")" O="$TMP/sl" "${CHECK_CFLAGS[@]}" check \
+    >"$TMP/check.log" 2>&1 ||
+    { cat "$TMP/check.log" >&2; fail "spanlog: make check failed"; }
+grep -q "test_spanlog: ok" "$TMP/check.log" || { cat "$TMP/check.log" >&2; fail "spanlog: no test ran"; }
+export TCONV_PLUGIN_PATH=$TMP/sl:$TEST_PLUGINS
+expect_rc 0 "$PREFIX/bin/tconv" --list
+expect_grep "$TMP/out" "reader  spanlog"
+# detected by its first line; self times of its spans, under their threads' names
+expect_rc 0 "$PREFIX/bin/tconv" -w folded -W root=comm "$SPANLOG/sample.spanlog"
+cat >"$TMP/want" <<'EOT'
+main;step 150000
+main;step;backward 450000
+main;step;forward 200000
+main;step;forward;matmul 200000
+loader;read batch 900000
+EOT
+sort "$TMP/want" >"$TMP/want.sorted"
+sort "$TMP/out" >"$TMP/got.sorted"
+diff -u "$TMP/want.sorted" "$TMP/got.sorted" >&2 || fail "spanlog -> folded: wrong stacks"
+expect_rc 0 "$PREFIX/bin/tconv-plugin-check" "$TMP/sl/tconv-spanlog.so" "$SPANLOG/sample.spanlog"
+expect_grep "$TMP/out" "ok   reader spanlog"
 echo "example: ok"

@@ -3,13 +3,13 @@
  * and end with the same error at the same offset. A token cut by a buffer's end is the lexer's
  * hardest case; this makes every input exercise it. The whole input is also lexed with each
  * scan path the CPU has (portable, SSE2, AVX2), with the same result as the default. A document
- * it accepts is also given to the structural index (core/json_index.c). */
+ * it accepts is also given to the structural index (core/util/json_index.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "util.h"
 #include <tconv/json.h>
 
 typedef struct fuzz_log {

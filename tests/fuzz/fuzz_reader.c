@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "pipeline.h"
 
 #ifndef FUZZ_READER
 #error "build with -DFUZZ_READER=\"name\""
@@ -247,7 +247,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     fuzz_seen seen = {ctx, 0};
-    tconv_sink *sink = tconv_sink_new(ctx, &fuzz_writer, &seen);
+    tconv_plan plan;
+    tconv_plan_init(&plan);
+    tconv_plan_set_writer(&plan, &fuzz_writer);
+    tconv_plan_opened(&plan, ctx);
+    tconv_sink *sink = tconv_sink_new(ctx, &plan, &fuzz_writer, &seen);
     /* A small cap keeps a gzip bomb from costing seconds per run. */
     tconv_input *in = tconv_input_open(ctx, fuzz_path, 0, 16u << 20);
     if (in) {
@@ -262,6 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; fuzz_verbose && i < nerr; i++)
         fprintf(stderr, "%s%s\n", i ? "  caused by: " : "tconv: error: ", chain[i]);
     tconv_sink_free(sink);
+    tconv_plan_free(&plan);
     tconv_options_free(&ro);
     tconv_ctx_free(ctx);
     return 0;

@@ -1,5 +1,5 @@
-/* Formats known without a reader (core/formats.c): each recognised from real first bytes, text
- * and other formats not mistaken for them, and no read past the head whatever the bytes. */
+/* Formats known without a reader (core/plugin/formats.c): each recognised from real first bytes,
+ * text and other formats not mistaken for them, and no read past the head whatever the bytes. */
 #include "testutil.h"
 
 static const char *name_of(const void *head, size_t n)

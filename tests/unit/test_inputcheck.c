@@ -1,6 +1,6 @@
-/* The checks of an input against the inputs before it (core/inputcheck.c), made as one process
- * makes them and as an MPI run whose writer runs on every rank makes them: each rank over its
- * own inputs, with a log, and rank 0 again over every rank's log in input order. For every way
+/* The checks of an input against the inputs before it (core/pipeline/inputcheck.c), made as one
+ * process makes them and as an MPI run whose writer runs on every rank makes them: each rank over
+ * its own inputs, with a log, and rank 0 again over every rank's log in input order. For every way
  * of giving the inputs to 1, 2 or 3 ranks, the run fails or not as one process does, with the
  * same message and hint: sample types that differ, a profile writer's spans against samples
  * (in either order within an input), sample types an input inherits from an earlier one, the
@@ -124,7 +124,7 @@ static outcome one_process(const scenario *sc)
 
 /* Input k on rank owner[k]: each rank reads its own in order, logging, stopping at its first
  * failed read; rank 0 replays the logs up to the earliest failure, which is the run's unless
- * the replay fails first (as core/run.c decides). */
+ * the replay fails first (as core/run/run.c decides). */
 static outcome ranks(const scenario *sc, int nranks, const int *owner)
 {
     outcome o = {0};

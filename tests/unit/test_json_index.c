@@ -1,4 +1,4 @@
-/* The structural index (core/json_index.c) against a byte-by-byte reading of the same text:
+/* The structural index (core/util/json_index.c) against a byte-by-byte reading of the same text:
  * the same separators at every depth, on every path, whatever the buffer cuts, with strings,
  * escaped quotes and runs of backslashes across 64-byte blocks and buffers. */
 #include "testutil.h"

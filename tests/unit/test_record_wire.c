@@ -1,7 +1,7 @@
-/* The wire form of a recording (core/record_wire.c), which carries an input read by another
- * process of an MPI run: what is decoded encodes to the same bytes (nothing of the recording
- * is lost or changed on the way), the worker's tables come back with the same ids, and every
- * cut-short or altered message is refused without reading past its end. */
+/* The wire form of a recording (core/parallel/record_wire.c), which carries an input read by
+ * another process of an MPI run: what is decoded encodes to the same bytes (nothing of the
+ * recording is lost or changed on the way), the worker's tables come back with the same ids, and
+ * every cut-short or altered message is refused without reading past its end. */
 #include "testutil.h"
 
 #include "wire.h"
@@ -13,8 +13,8 @@ static tconv_str S(tconv_ctx *ctx, const char *s)
 
 /* A recording with one of each step: strings and tracks in several syncs, a track kind,
  * sample types, a launch-stack tolerance, warnings, a notice, a lane, events with args, frames
- * and values, the reader's error at the end, and a partial result (core/sink.c) whose sums are
- * the last event and whose warnings name a track. */
+ * and values, the reader's error at the end, and a partial result (core/pipeline/sink.c) whose sums
+ * are the last event and whose warnings name a track. */
 static tconv_rec *wire_sample(tconv_ctx **wctx)
 {
     tconv_ctx *w = tconv_ctx_new();
@@ -50,15 +50,15 @@ static tconv_rec *wire_sample(tconv_ctx **wctx)
     s.nframes = 2;
     s.values = values;
     s.nvalues = 2;
-    tconv_rec_lane(rec, e.track, 1);
+    w->obs->lane(w->obs_user, e.track, 1); /* the step alone, as tconv_track_lane records it */
     tconv_rec_event(rec, &s);
     S(w, "made after the last event");
     tconv_partial *p = tconv_xcalloc(1, sizeof(*p));
-    p->nseq = 7;
-    p->accepted = 6;
+    p->n.seq = 7;
+    p->n.accepted = 6;
     p->not_work[1] = 3;
-    p->dropped[TCONV_EV_COUNTER] = 2;
-    p->have_spans = p->have_bounds = 1;
+    p->n.dropped[TCONV_EV_COUNTER] = 2;
+    p->n.have_spans = p->have_bounds = 1;
     p->first_ns = -5;
     p->last_ns = 1250;
     p->sums_at = 1;
@@ -113,9 +113,9 @@ static void round_trip(void **state)
     assert_string_equal(tconv_error_hint_get(w2), "give the whole file");
     const tconv_partial *p = tconv_rec_partial(rec2);
     assert_non_null(p);
-    assert_int_equal(p->nseq, 7);
+    assert_int_equal(p->n.seq, 7);
     assert_int_equal(p->not_work[1], 3);
-    assert_int_equal(p->dropped[TCONV_EV_COUNTER], 2);
+    assert_int_equal(p->n.dropped[TCONV_EV_COUNTER], 2);
     assert_int_equal(p->first_ns, -5);
     assert_int_equal(p->sums_at, 1);
     assert_int_equal(p->warnings.n, 1);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "run.h"
 
 /* A scratch directory for files a test writes; created fresh for each call. */
 static inline const char *testutil_tmpdir(const char *name)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "tconv/harness.h"
 #include "otf2_argtext.h"
 #include "otf2_writer.h"
 
@@ -140,7 +140,8 @@ static void map_holds_many_keys(void **state)
 static void args_as_json_text(void **state)
 {
     (void)state;
-    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_harness *h = tconv_harness_new();
+    tconv_ctx *ctx = tconv_harness_ctx(h);
     tconv_arg args[5] = {
         {.key = tconv_string_intern_cstr(ctx, "Bytes"), .type = TCONV_ARG_INT, .v.i = -256},
         {.key = tconv_string_intern_cstr(ctx, "q\"k"),
@@ -159,14 +160,15 @@ static void args_as_json_text(void **state)
     assert_string_equal((char *)b.p, "{\"Bytes\":-256,\"q\\\"k\":\"a\\\\b\\n\",\"ok\":true,"
                                      "\"dims\":[[1,2],[3]],\"f\":0.5}");
     otf2_bytes_free(&b);
-    tconv_ctx_free(ctx);
+    tconv_harness_free(h);
 }
 
 /* OTF2's complaints land in the run's error (or a warning), not on stderr. */
 static void library_errors_become_tconv_errors(void **state)
 {
     (void)state;
-    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_harness *h = tconv_harness_new();
+    tconv_ctx *ctx = tconv_harness_ctx(h);
     otf2_state st = {.ctx = ctx};
     fflush(stderr);
     int saved = dup(2);
@@ -194,7 +196,7 @@ static void library_errors_become_tconv_errors(void **state)
     assert_non_null(strstr(chain[0], "otf2: creating the archive failed: "));
     assert_non_null(strstr(chain[0], "INVALID_ARGUMENT"));
     assert_int_equal(tconv_warning_count(ctx, "otf2.library"), 1);
-    tconv_ctx_free(ctx);
+    tconv_harness_free(h);
 }
 
 int main(void)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "tconv/harness.h"
 #include "tfmem_num.h"
 #include "tfmem_probe.h"
 #include "tfmem_run.h"
@@ -195,7 +195,8 @@ static void test_run_check(void **state)
     tfmem_test_touch("run1/h2.memory_profile.json.gz");
     tfmem_test_touch("run2/h3.memory_profile.json.gz");
 
-    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_harness *hr = tconv_harness_new();
+    tconv_ctx *ctx = tconv_harness_ctx(hr);
     char *h1 = tfmem_test_path("run1/h1.memory_profile.json.gz");
     assert_int_equal(tfmem_run_check(ctx, h1, "h1", 0, 0), TCONV_OK);
     assert_int_equal(tconv_warning_count(ctx, "tfmem.no-trace"), 0);
@@ -220,22 +221,24 @@ static void test_run_check(void **state)
     /* Input numbering that starts over is a new conversion. */
     assert_int_equal(tfmem_run_check(ctx, h1, "h1", 0, 0), TCONV_OK);
     /* So is another context. */
-    tconv_ctx *other = tconv_ctx_new();
+    tconv_harness *other_h = tconv_harness_new();
+    tconv_ctx *other = tconv_harness_ctx(other_h);
     assert_int_equal(tfmem_run_check(other, h3, "h3", 7, 0), TCONV_OK);
-    tconv_ctx_free(other);
+    tconv_harness_free(other_h);
     /* A context whose tracks do not hold the recorded profile's first track is another one,
      * even at the same address and with a later input. */
-    tconv_ctx_set_input(ctx, 3);
+    tconv_harness_input(hr, 3);
     uint32_t t = tconv_track_get(ctx, tconv_string_intern_cstr(ctx, "h1"),
                                  tconv_string_intern_cstr(ctx, "GPU_0_bfc"));
     assert_int_equal(tfmem_run_check(ctx, h1, "h1", 3, 0), TCONV_OK);
     tfmem_run_track(ctx, 3, t);
     assert_int_equal(tfmem_run_check(ctx, h3, "h3", 4, 0), TCONV_FATAL);
     tconv_error_clear(ctx);
-    tconv_ctx_free(ctx);
-    ctx = tconv_ctx_new();
+    tconv_harness_free(hr);
+    hr = tconv_harness_new();
+    ctx = tconv_harness_ctx(hr);
     assert_int_equal(tfmem_run_check(ctx, h3, "h3", 5, 0), TCONV_OK);
-    tconv_ctx_free(ctx);
+    tconv_harness_free(hr);
     tfmem_run_reset();
     free(h1);
     free(h2);
