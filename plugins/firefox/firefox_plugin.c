@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "firefox_reader.h"
+#include "jsondoc.h"
 
 /* The newest processed format this reader was written for; newer ones are read the same way,
  * with a warning. */
@@ -190,7 +191,7 @@ static tconv_status firefox_read(tconv_ctx *ctx, tconv_input *in, const tconv_op
     r.s_empty = tconv_string_intern(ctx, "", 0);
     r.s_thread_name = tconv_string_intern_cstr(ctx, "thread_name");
     r.s_process_name = tconv_string_intern_cstr(ctx, "process_name");
-    json_t *doc = firefox_load(ctx, in);
+    json_t *doc = jsondoc_load(ctx, in);
     if (!doc) return TCONV_FATAL;
     tconv_status st = firefox_doc(&r, doc);
     json_decref(doc);

@@ -5,14 +5,7 @@
 #include <string.h>
 
 #include "firefox_reader.h"
-
-static int firefox_probe_has(const unsigned char *buf, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; i + n <= len; i++)
-        if (buf[i] == (unsigned char)needle[0] && memcmp(buf + i, needle, n) == 0) return 1;
-    return 0;
-}
+#include "jsondoc.h"
 
 int firefox_probe(const unsigned char *buf, size_t len)
 {
@@ -23,16 +16,14 @@ int firefox_probe(const unsigned char *buf, size_t len)
     if (i >= len || buf[i] != '{') return 0;
     buf += i;
     len -= i;
-    if (firefox_probe_has(buf, len, "\"traceEvents\"") || firefox_probe_has(buf, len, "\"ph\""))
-        return 0;
-    int meta = firefox_probe_has(buf, len, "\"meta\"");
-    if (meta && firefox_probe_has(buf, len, "\"preprocessedProfileVersion\"")) return 100;
-    int breakpad = firefox_probe_has(buf, len, "\"breakpadId\"");
-    int gecko = firefox_probe_has(buf, len, "\"stackwalk\"") ||
-                firefox_probe_has(buf, len, "\"interval\"") ||
-                firefox_probe_has(buf, len, "\"threads\"");
-    if (meta && (breakpad || gecko) && firefox_probe_has(buf, len, "\"version\"")) return 90;
+    if (jsondoc_has(buf, len, "\"traceEvents\"") || jsondoc_has(buf, len, "\"ph\"")) return 0;
+    int meta = jsondoc_has(buf, len, "\"meta\"");
+    if (meta && jsondoc_has(buf, len, "\"preprocessedProfileVersion\"")) return 100;
+    int breakpad = jsondoc_has(buf, len, "\"breakpadId\"");
+    int gecko = jsondoc_has(buf, len, "\"stackwalk\"") || jsondoc_has(buf, len, "\"interval\"") ||
+                jsondoc_has(buf, len, "\"threads\"");
+    if (meta && (breakpad || gecko) && jsondoc_has(buf, len, "\"version\"")) return 90;
     /* DevTools' wrapper: {"label": .., "duration": .., ..., "profile": {"libs": [...]}} */
-    if (firefox_probe_has(buf, len, "\"profile\"") && breakpad) return 80;
+    if (jsondoc_has(buf, len, "\"profile\"") && breakpad) return 80;
     return 0;
 }

@@ -15,9 +15,6 @@
 extern const tconv_reader_class firefox_reader_class;
 
 int firefox_probe(const unsigned char *buf, size_t len);
-/* The whole input as one JSON document; NULL with the error set. */
-json_t *firefox_load(tconv_ctx *ctx, tconv_input *in);
-
 /* ---- tables (firefox_table.c) ------------------------------------------------------------- */
 
 /* A table is either columns ({"length": n, "col": [...], ...}: the processed format) or rows

@@ -13,9 +13,6 @@ extern const tconv_writer_class speedscope_writer_class;
 
 int speedscope_probe(const unsigned char *buf, size_t len);
 
-/* The whole input as one JSON document; NULL with the error set. */
-json_t *speedscope_load(tconv_ctx *ctx, tconv_input *in);
-
 /* A unit of the file format: how many nanoseconds (or bytes, or counts) one unit is, and the
  * class of value it measures. */
 typedef enum { SPEEDSCOPE_TIME, SPEEDSCOPE_BYTES, SPEEDSCOPE_NONE } speedscope_class;

@@ -4,15 +4,8 @@
  * Chrome trace scores 0 here: a trace converted by speedscope is no longer one. */
 #include <string.h>
 
+#include "jsondoc.h"
 #include "speedscope.h"
-
-static int speedscope_probe_has(const unsigned char *buf, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; i + n <= len; i++)
-        if (buf[i] == (unsigned char)needle[0] && memcmp(buf + i, needle, n) == 0) return 1;
-    return 0;
-}
 
 int speedscope_probe(const unsigned char *buf, size_t len)
 {
@@ -23,17 +16,13 @@ int speedscope_probe(const unsigned char *buf, size_t len)
     if (i >= len || buf[i] != '{') return 0;
     buf += i;
     len -= i;
-    if (speedscope_probe_has(buf, len, "\"traceEvents\"") ||
-        speedscope_probe_has(buf, len, "\"ph\""))
-        return 0;
-    if (speedscope_probe_has(buf, len, "speedscope.app/file-format-schema.json")) return 100;
-    int profiles = speedscope_probe_has(buf, len, "\"profiles\"");
-    int typed = speedscope_probe_has(buf, len, "\"sampled\"") ||
-                speedscope_probe_has(buf, len, "\"evented\"");
+    if (jsondoc_has(buf, len, "\"traceEvents\"") || jsondoc_has(buf, len, "\"ph\"")) return 0;
+    if (jsondoc_has(buf, len, "speedscope.app/file-format-schema.json")) return 100;
+    int profiles = jsondoc_has(buf, len, "\"profiles\"");
+    int typed = jsondoc_has(buf, len, "\"sampled\"") || jsondoc_has(buf, len, "\"evented\"");
     if (profiles && typed &&
-        (speedscope_probe_has(buf, len, "\"shared\"") ||
-         speedscope_probe_has(buf, len, "\"weights\"") ||
-         speedscope_probe_has(buf, len, "\"startValue\"")))
+        (jsondoc_has(buf, len, "\"shared\"") || jsondoc_has(buf, len, "\"weights\"") ||
+         jsondoc_has(buf, len, "\"startValue\"")))
         return 80;
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsondoc.h"
 #include "speedscope.h"
 
 enum { SPEEDSCOPE_NCLASS = 3 };
@@ -317,7 +318,7 @@ static tconv_status speedscope_reader_read(tconv_ctx *ctx, tconv_input *in,
     r.s_line = tconv_string_intern_cstr(ctx, "line");
     r.s_thread_name = tconv_string_intern_cstr(ctx, "thread_name");
     r.s_process_name = tconv_string_intern_cstr(ctx, "process_name");
-    json_t *doc = speedscope_load(ctx, in);
+    json_t *doc = jsondoc_load(ctx, in);
     if (!doc) return TCONV_FATAL;
     tconv_status st = speedscope_reader_doc(&r, doc);
     json_decref(doc);
