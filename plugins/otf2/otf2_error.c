@@ -66,7 +66,24 @@ static OTF2_ErrorCode otf2_error_reader_callback(void *user, const char *file, u
     otf2r *r = user;
     vsnprintf(r->lib_msg, sizeof(r->lib_msg), fmt ? fmt : "", va);
     r->lib_error = 1;
+    r->lib_code = code;
     return code;
+}
+
+/* libotf2 sizes the arrays of a record (a group's members, a mapping table) by the count the
+ * record states, before it reads them: a damaged count of four billion asks for 32 GB, and the
+ * failure reads as if the machine were short of memory. Its failed allocations say
+ * OTF2_ERROR_MEM_FAULT (a group's members) or OTF2_ERROR_MEM_ALLOC_FAILED. */
+static int otf2_error_is_alloc(OTF2_ErrorCode code)
+{
+    return code == OTF2_ERROR_MEM_FAULT || code == OTF2_ERROR_MEM_ALLOC_FAILED;
+}
+
+void otf2_error_reader_hint(otf2r *r, OTF2_ErrorCode code)
+{
+    if (otf2_error_is_alloc(code) || (r->lib_error && otf2_error_is_alloc(r->lib_code)))
+        tconv_error_hint(r->ctx, "libotf2 sizes its arrays by the counts in the archive: a count "
+                                 "far larger than its file is damage, not a lack of memory");
 }
 
 void otf2_error_reader_install(otf2r *r)

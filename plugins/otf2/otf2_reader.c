@@ -138,6 +138,7 @@ static tconv_status otf2r_lib_fail(otf2r *r, const char *what, OTF2_ErrorCode co
     else
         tconv_error_set(r->ctx, "%s: %s failed: %s", r->anchor, what,
                         OTF2_Error_GetDescription(code));
+    otf2_error_reader_hint(r, code);
     return TCONV_FATAL;
 }
 
@@ -165,6 +166,7 @@ static tconv_status otf2r_local_defs(otf2r *r, const otf2r_loc *loc)
         tconv_error_set(r->ctx,
                         "%s: reading the local definitions of location %" PRIu64 " failed: %s",
                         path, loc->id, r->lib_error ? r->lib_msg : OTF2_Error_GetDescription(e));
+        otf2_error_reader_hint(r, e);
         return TCONV_FATAL;
     }
     return TCONV_OK;
@@ -199,6 +201,7 @@ static tconv_status otf2r_location(otf2r *r, const otf2r_loc *loc, OTF2_EvtReade
         tconv_error_set(r->ctx, "%s: event %" PRIu64 " of location %" PRIu64 " cannot be read: %s",
                         path, r->nread + 1, loc->id,
                         r->lib_error ? r->lib_msg : OTF2_Error_GetDescription(e));
+        otf2_error_reader_hint(r, e);
         st = TCONV_FATAL;
     }
     if (st == TCONV_OK) st = otf2r_events_end(r);
@@ -266,7 +269,14 @@ static tconv_status otf2r_archive(otf2r *r)
     uint64_t ndefs = 0;
     if (e == OTF2_SUCCESS) e = OTF2_Reader_ReadAllGlobalDefinitions(r->reader, gdr, &ndefs);
     OTF2_Reader_CloseGlobalDefReader(r->reader, gdr);
-    if (e != OTF2_SUCCESS) return otf2r_lib_fail(r, "reading the global definitions", e);
+    if (e != OTF2_SUCCESS && r->status == TCONV_OK) {
+        /* named by the file that is damaged, not by the anchor */
+        tconv_error_set(r->ctx, "%s/%s.def: the global definitions cannot be read: %s", r->dir,
+                        r->base, r->lib_error ? r->lib_msg : OTF2_Error_GetDescription(e));
+        otf2_error_reader_hint(r, e);
+        return TCONV_FATAL;
+    }
+    if (e != OTF2_SUCCESS) return TCONV_FATAL; /* a callback already said why */
     if (!r->have_clock || !r->ticks_per_s) {
         tconv_error_set(r->ctx,
                         "%s: the archive has no clock properties (timer resolution), so "

@@ -117,7 +117,8 @@ typedef struct otf2r {
     char *dir;             /* the archive's directory and the anchor's base name ("traces") */
     char *base;
     int args;      /* push attributes as args */
-    int lib_error; /* OTF2 reported an error: its text is in lib_msg */
+    int lib_error; /* OTF2 reported an error: its text is in lib_msg, its code in lib_code */
+    OTF2_ErrorCode lib_code;
     char lib_msg[512];
     tconv_status status; /* TCONV_FATAL once a callback failed: reading stops */
 
@@ -202,6 +203,7 @@ extern const tconv_reader_class otf2_reader_class;
 
 /* otf2_error.c: the process-wide OTF2 error callback, shared with the writer */
 void otf2_error_reader_install(otf2r *r);
+void otf2_error_reader_hint(otf2r *r, OTF2_ErrorCode code);
 void otf2_error_reader_uninstall(void);
 
 #endif

@@ -382,6 +382,33 @@ def hostile(tconv, tmp, traces):
         g, 0, 1, LocationType.CPU_THREAD, c[0], 0), {0: span}, marker)
     expect("a marker ending past 2^64 ticks", ["-w", "text", wrap], 1,
            r"a marker at 1000 ticks lasts \d+ ticks, which ends past")
+
+    # A group's member count made 2^32 - 16 in a file of a few hundred bytes (the record's
+    # length kept): libotf2 allocates 32 GB for the members before it reads them. The run names
+    # the definitions file, and an allocation that fails is called damage, not a lack of memory.
+    # A sanitizer would stop at the request itself, so it is told to fail it as libc does.
+    from otf2.enums import GroupType, GroupFlag, Paradigm
+    far = 1 << 56  # a member of 8 significant bytes: 01 03 08 .. is the count 3, then one
+
+    def big_group(g, c):
+        _otf2.GlobalDefWriter_WriteLocation(g, 0, 1, LocationType.CPU_THREAD, c[0], 0)
+        _otf2.GlobalDefWriter_WriteGroup(g, 0, 1, GroupType.COMM_GROUP, Paradigm.MPI,
+                                         GroupFlag.NONE, [far] * 3)
+    grp = raw_archive(os.path.join(tmp, "group"), big_group, {0: span})
+    defs = os.path.join(tmp, "group", "traces.def")
+    raw = open(defs, "rb").read()
+    three = b"\x01\x03\x08" + far.to_bytes(8, "little")
+    if raw.count(three) != 1:
+        sys.exit("FAIL: the group's members are not where this test looks for them")
+    open(defs, "wb").write(raw.replace(three, b"\x04\xf0\xff\xff\xff\x08" + far.to_bytes(8, "little")[3:]))
+    r = subprocess.run([tconv, "-w", "text", grp], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                                ":allocator_may_return_null=1"))
+    if (r.returncode != 1 or not re.search(r"group/traces\.def: the global definitions cannot be "
+                                           r"read: .*members", r.stderr) or
+            ("allocate" in r.stderr and "is damage, not a lack of memory" not in r.stderr)):
+        sys.exit(f"FAIL: a group of 2^32 - 16 members: exit {r.returncode}, stderr: {r.stderr}")
+    print(f"ok hostile a group of 2^32 - 16 members: {r.stderr.strip().splitlines()[0]}")
     expect("ENTER without LEAVE", ["-w", "text", os.path.join(u, "traces.otf2")], 0,
            r"otf2\.leave-not-innermost.*\n.*otf2\.leave-without-enter")
     dump = run([tconv, "-q", "-w", "text", os.path.join(u, "traces.otf2")])
