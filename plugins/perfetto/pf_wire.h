@@ -169,13 +169,17 @@ static inline int pf_next(pf_cur *c, pf_field *f)
     if (!pf_get_varint(c, &tag)) return -1;
     f->num = (uint32_t)(tag >> 3);
     f->wt = (unsigned)(tag & 7);
+    /* Every member set whatever the wire type: a caller that reads v of a PF_LEN field gets 0,
+     * not stale bytes, and an optimising compiler sees no path where one is uninitialised. */
+    f->v = 0;
+    f->data = NULL;
+    f->len = 0;
     if (f->num == 0 || tag >> 32) return -1;
     switch (f->wt) {
     case PF_VARINT:
         return pf_get_varint(c, &f->v) ? 1 : -1;
     case PF_I64:
         if (c->end - c->p < 8) return -1;
-        f->v = 0;
         for (int i = 0; i < 8; i++)
             f->v |= (uint64_t)c->p[i] << (8 * i);
         c->p += 8;
