@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,7 +22,10 @@ enum {
     INPUT_RAW_CAP = 256 * 1024,
     INPUT_BUF_CAP = 512 * 1024,
     INPUT_PEEK = 4096,
-    INPUT_SLOT_CAP = 256 * 1024 /* one read-ahead buffer */
+    INPUT_SLOT_CAP = 256 * 1024, /* one read-ahead buffer */
+    /* Mapped pages the reader is done with are let go of in steps of this: they would count in
+     * the process's resident size, a whole file of them. */
+    INPUT_MAP_KEEP = 256 << 10
 };
 
 /* No line-oriented format has lines anywhere near this (a 100 000-frame folded stack is about
@@ -57,6 +61,13 @@ struct tconv_input {
     tconv_readahead *ra;      /* NULL: inflate in line */
     const unsigned char *cur; /* the read-ahead buffer being read: cur[cur_pos .. cur_len) */
     size_t cur_pos, cur_len;
+
+    /* A plain regular file mapped for tconv_input_view (core/io/inmap.c): map[map_pos ..
+     * map_len) is still to be handed over; map_tried: not again after a refusal. */
+    const unsigned char *map;
+    size_t map_pos, map_len;
+    size_t map_kept; /* below it the pages are let go of (INPUT_MAP_KEEP) */
+    int map_tried;
 };
 
 /* Producing side: describe a failure; the reading side reports it (input_raise). */
@@ -235,6 +246,61 @@ static int input_next(tconv_input *in)
     return 0;
 }
 
+/* Map the rest of a plain regular file for tconv_input_view, once: 1 when mapped. */
+static int input_map(tconv_input *in)
+{
+    if (in->map_tried || !in->regular || in->gz || in->raw_eof || in->failed) return 0;
+    in->map_tried = 1;
+    size_t len;
+    const unsigned char *m = tconv_inmap_open(in->fd, in->name, &len);
+    if (!m) return 0;
+    if (len <= in->raw_total) { /* nothing left past what was read */
+        tconv_inmap_close(m, len);
+        return 0;
+    }
+    in->map = m;
+    in->map_len = len;
+    in->map_pos = (size_t)in->raw_total;
+    return 1;
+}
+
+/* The mapping is used up: whatever the file gained since it was mapped is read as before. */
+static void input_unmap(tconv_input *in)
+{
+    if (lseek(in->fd, (off_t)in->map_len, SEEK_SET) < 0) {
+        in->why_errno = errno;
+        input_stop(in, strerror(errno));
+        input_raise(in);
+    }
+    in->raw_total = in->map_len;
+    tconv_inmap_close(in->map, in->map_len);
+    in->map = NULL;
+}
+
+/* Up to cap bytes of the mapping at *src; 0 once it is used up (and unmapped). */
+static size_t input_map_take(tconv_input *in, const unsigned char **src, size_t cap)
+{
+    size_t n = in->map_len - in->map_pos;
+    if (n == 0) {
+        input_unmap(in);
+        return 0;
+    }
+    if (n > cap) n = cap;
+    /* What was handed over before this call is done with. */
+    if (in->map_pos - in->map_kept >= INPUT_MAP_KEEP) {
+        size_t upto = in->map_pos & ~(size_t)(sysconf(_SC_PAGESIZE) - 1);
+        if (upto > in->map_kept) {
+            (void)madvise((void *)(uintptr_t)(in->map + in->map_kept), upto - in->map_kept,
+                          MADV_DONTNEED);
+            in->map_kept = upto;
+        }
+    }
+    *src = in->map + in->map_pos;
+    in->map_pos += n;
+    atomic_store_explicit(&in->raw_seen, in->map_pos, memory_order_relaxed);
+    return n;
+}
+
 /* Append decompressed bytes after buf[len]; returns bytes added, 0 at end, -1 on error. */
 static ssize_t input_fill(tconv_input *in)
 {
@@ -266,7 +332,13 @@ static ssize_t input_fill(tconv_input *in)
         if (r < 0) return input_raise(in);
         if (r == 0) in->eof = 1;
         n = (size_t)r;
+    } else if (in->raw_pos == in->raw_len && in->map) {
+        const unsigned char *src = NULL;
+        n = input_map_take(in, &src, room);
+        if (!n) return in->failed ? -1 : input_fill(in); /* unmapped: read on as before */
+        memcpy(in->buf + in->len, src, n);
     } else {
+        if (in->failed) return -1;
         if (in->raw_pos == in->raw_len && !in->raw_eof && input_read_raw(in, NULL) < 0)
             return input_raise(in);
         n = in->raw_len - in->raw_pos;
@@ -351,12 +423,35 @@ void tconv_input_close(tconv_input *in)
     /* First: the thread uses the stream, the descriptor and the buffers below. */
     tconv_readahead_free(in->ra);
     tconv_inflater_free(in->z);
+    if (in->map) tconv_inmap_close(in->map, in->map_len);
     if (in->fd > 0) close(in->fd);
     free(in->name);
     free(in->raw);
     free(in->buf);
     free(in->lbuf);
     free(in);
+}
+
+/* Plain input, nothing buffered: one read into dst. */
+static ssize_t input_read_direct(tconv_input *in, void *dst, size_t cap)
+{
+    ssize_t r;
+    do
+        r = read(in->fd, dst, cap);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        in->why_errno = errno;
+        input_stop(in, strerror(errno));
+        return input_raise(in);
+    }
+    if (r == 0) {
+        in->raw_eof = in->eof = 1;
+        return 0;
+    }
+    in->raw_total += (uint64_t)r;
+    atomic_store_explicit(&in->raw_seen, in->raw_total, memory_order_relaxed);
+    in->offset += (uint64_t)r;
+    return r;
 }
 
 TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
@@ -380,26 +475,12 @@ TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
         n = in->cur_len - in->cur_pos;
         if (n > cap) n = cap;
         in->cur_pos += n;
+    } else if (in->map && in->raw_pos == in->raw_len && (n = input_map_take(in, &src, cap))) {
+        /* src is set */
     } else if (!in->gz && cap >= INPUT_RAW_CAP / 4 && in->raw_pos == in->raw_len && !in->raw_eof &&
                !in->failed) {
         /* Plain input read in large pieces goes straight to the reader's buffer. */
-        ssize_t r;
-        do
-            r = read(in->fd, dst, cap);
-        while (r < 0 && errno == EINTR);
-        if (r < 0) {
-            in->why_errno = errno;
-            input_stop(in, strerror(errno));
-            return input_raise(in);
-        }
-        if (r == 0) {
-            in->raw_eof = in->eof = 1;
-            return 0;
-        }
-        in->raw_total += (uint64_t)r;
-        atomic_store_explicit(&in->raw_seen, in->raw_total, memory_order_relaxed);
-        in->offset += (uint64_t)r;
-        return r;
+        return input_read_direct(in, dst, cap);
     } else {
         ssize_t r = input_fill(in);
         if (r <= 0) return r;
@@ -409,6 +490,54 @@ TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
         in->pos += n;
     }
     memcpy(dst, src, n);
+    in->offset += n;
+    return (ssize_t)n;
+}
+
+TCONV_API ssize_t tconv_input_view(tconv_input *in, const void **data, size_t cap)
+{
+    const unsigned char *src;
+    size_t n;
+    if (in->pos < in->len) {
+        src = in->buf + in->pos;
+        n = in->len - in->pos;
+        if (n > cap) n = cap;
+        in->pos += n;
+    } else if (in->ra) {
+        if (in->failed) return -1;
+        if (in->eof) return 0;
+        if (in->cur_pos == in->cur_len) {
+            int r = input_next(in);
+            if (r <= 0) return r;
+        }
+        src = in->cur + in->cur_pos;
+        n = in->cur_len - in->cur_pos;
+        if (n > cap) n = cap;
+        in->cur_pos += n;
+    } else if (!in->gz && in->raw_pos < in->raw_len) {
+        src = in->raw + in->raw_pos; /* what the sniffing read brought */
+        n = in->raw_len - in->raw_pos;
+        if (n > cap) n = cap;
+        in->raw_pos += n;
+    } else if (!in->gz && (in->map || input_map(in)) && (n = input_map_take(in, &src, cap))) {
+        /* src is set */
+    } else if (in->failed) {
+        return -1;
+    } else if (!in->gz && !in->raw_eof && !in->failed) {
+        /* No mapping: read into buf, which is the reader's to look at until the next call. */
+        in->pos = in->len = 0;
+        ssize_t r = input_read_direct(in, in->buf, cap < INPUT_BUF_CAP ? cap : INPUT_BUF_CAP);
+        if (r > 0) *data = in->buf;
+        return r;
+    } else {
+        ssize_t r = input_fill(in);
+        if (r <= 0) return r;
+        src = in->buf + in->pos;
+        n = in->len - in->pos;
+        if (n > cap) n = cap;
+        in->pos += n;
+    }
+    *data = src;
     in->offset += n;
     return (ssize_t)n;
 }

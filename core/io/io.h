@@ -17,6 +17,12 @@ void tconv_input_close(tconv_input *in);
 /* The name for messages from now on (the harness names an input by what the test calls it). */
 void tconv_input_set_name(tconv_input *in, const char *name);
 
+/* ---- a plain input file mapped for tconv_input_view (core/io/inmap.c) ---- */
+/* The whole file behind fd, registered so that a SIGBUS inside it (the file cut short while it
+ * is read) ends the run with an error naming it; NULL: read it instead. */
+const unsigned char *tconv_inmap_open(int fd, const char *name, size_t *len);
+void tconv_inmap_close(const unsigned char *map, size_t len);
+
 /* ---- the inputs of a run (core/inputs.c) ---- */
 typedef struct tconv_input_item {
     char *path;

@@ -19,6 +19,10 @@ typedef struct tconv_output tconv_output;
 
 /* Reads up to cap decompressed bytes; returns the count, 0 at end, -1 on error (on the ctx). */
 ssize_t tconv_input_read(tconv_input *in, void *buf, size_t cap);
+/* As tconv_input_read, without the copy: *data points to up to cap bytes the input holds, valid
+ * until the next call on in. The pieces may be smaller than cap anywhere in the stream (ABI 1.5).
+ */
+ssize_t tconv_input_view(tconv_input *in, const void **data, size_t cap);
 /* The next line without its '\n' (and without a '\r' before it), NUL-terminated, valid until the
  * next read; NULL at end or on error (tconv_error_pending tells which). */
 const char *tconv_input_getline(tconv_input *in, size_t *len);

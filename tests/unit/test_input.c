@@ -1,3 +1,4 @@
+#include <sys/wait.h>
 #include <zlib.h>
 
 #include "testutil.h"
@@ -429,6 +430,146 @@ static void a_silent_pipe_does_not_block_close(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* Every byte of path through tconv_input_view, pieces of at most cap, after a peek and a first
+ * read of 7 bytes; the pieces never exceed cap and the offset follows them. */
+static void view_all(tconv_ctx *ctx, const char *path, const char *data, size_t n, size_t cap)
+{
+    tconv_input *in = tconv_input_open(ctx, path, 0, 0);
+    assert_non_null(in);
+    size_t plen;
+    const unsigned char *head = tconv_input_peek(in, &plen);
+    assert_true(plen >= 7);
+    assert_memory_equal(head, data, 7);
+    char first[7];
+    assert_int_equal(tconv_input_read(in, first, 7), 7);
+    size_t total = 7;
+    ssize_t r;
+    const void *p;
+    char copy[3000];
+    for (unsigned k = 1;; k++) {
+        if (k % 5 == 0) { /* a read among the views takes the bytes that come next */
+            r = tconv_input_read(in, copy, sizeof(copy));
+            if (r <= 0) break;
+            assert_memory_equal(copy, data + total, (size_t)r);
+            total += (size_t)r;
+            continue;
+        }
+        if ((r = tconv_input_view(in, &p, cap)) <= 0) break;
+        assert_true((size_t)r <= cap);
+        assert_true(total + (size_t)r <= n);
+        assert_memory_equal(p, data + total, (size_t)r);
+        total += (size_t)r;
+        assert_int_equal(tconv_input_offset(in), total);
+    }
+    assert_int_equal(r, 0);
+    assert_int_equal(total, n);
+    assert_int_equal(tconv_input_view(in, &p, cap), 0);
+    assert_false(tconv_error_pending(ctx));
+    tconv_input_close(in);
+}
+
+/* tconv_input_view gives the bytes tconv_input_read does: plain files below and above the size
+ * that is mapped, mapped or not, gzip, and a pipe. */
+static void view_gives_the_bytes_read_does(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-view");
+    size_t n = (3u << 20) + 12345;
+    char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + (i * 7919 + i / 977) % 26);
+    char big[4200], small[4200], gz[4200];
+    snprintf(big, sizeof(big), "%s/big.json", dir);
+    snprintf(small, sizeof(small), "%s/small.json", dir);
+    snprintf(gz, sizeof(gz), "%s/big.json.gz", dir);
+    testutil_write(big, data, n);
+    testutil_write(small, data, 100000);
+    write_gzip(gz, data, n, 2);
+    tconv_ctx *ctx = tconv_ctx_new();
+    for (int map = 0; map < 2; map++) {
+        setenv("TCONV_MMAP", map ? "1" : "0", 1);
+        view_all(ctx, big, data, n, 1u << 18);
+        view_all(ctx, big, data, n, 1000); /* smaller than any buffer of the input's */
+        view_all(ctx, small, data, 100000, 1u << 18);
+        view_all(ctx, gz, data, n, 1u << 18);
+    }
+    unsetenv("TCONV_MMAP");
+
+    /* a pipe: pieces as the writer's chunks come */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        for (size_t off = 0; off < 500000; off += 4096)
+            if (write(fds[1], data + off, off + 4096 > 500000 ? 500000 - off : 4096) < 0) _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    char path[64];
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    view_all(ctx, path, data, 500000, 1u << 18);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_int_equal(status, 0);
+    free(data);
+    tconv_ctx_free(ctx);
+}
+
+/* A mapped file cut short while it is read: the run ends with exit 1 and the file named, not
+ * with SIGBUS (in a child: the ending is the process's). */
+static void a_mapped_file_cut_short(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-cut");
+    char path[4200], err[4200], outp[4200];
+    snprintf(path, sizeof(path), "%s/cut.json", dir);
+    snprintf(err, sizeof(err), "%s/stderr", dir);
+    snprintf(outp, sizeof(outp), "%s/out.pb", dir);
+    size_t n = 4u << 20;
+    char *data = malloc(n);
+    memset(data, ' ', n);
+    testutil_write(path, data, n);
+    free(data);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen(err, "w", stderr)) _exit(3);
+        tconv_ctx *ctx = tconv_ctx_new();
+        /* an output being written, whose temporary must not stay behind */
+        tconv_output_opts oo = {TCONV_OUT_STREAM, 0, 0};
+        tconv_output *out = tconv_output_open(ctx, outp, &oo);
+        if (!out || tconv_output_write(out, "partial", 7) != 0) _exit(7);
+        tconv_input *in = tconv_input_open(ctx, path, 0, 0);
+        const void *p;
+        volatile unsigned char sum = 0;
+        /* the sniffing read's bytes, then the first piece of the mapping */
+        if (!in || tconv_input_view(in, &p, 1 << 20) <= 0 || tconv_input_view(in, &p, 4096) <= 0)
+            _exit(4);
+        if (truncate(path, 0) != 0) _exit(5);
+        ssize_t r;
+        while ((r = tconv_input_view(in, &p, 1 << 20)) > 0)
+            for (ssize_t i = 0; i < r; i += 4096)
+                sum += ((const unsigned char *)p)[i];
+        _exit(6); /* the mapping was not used, or its end went unnoticed */
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    char *said = testutil_slurp(err, NULL);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 1) fprintf(stderr, "child: %s\n", said);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    assert_non_null(strstr(said, "cut.json: the file was cut short while it was read; nothing "
+                                 "was written"));
+    free(said);
+    /* nothing but the input and the messages in the folder: no output, no temporary */
+    char cmd[4300];
+    snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s' | tr '\\n' ' ')\" = 'cut.json stderr '", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +580,8 @@ int main(void)
         cmocka_unit_test(with_and_without_the_thread),
         cmocka_unit_test(a_silent_pipe_does_not_block_close),
         cmocka_unit_test(isal_and_zlib_agree),
+        cmocka_unit_test(view_gives_the_bytes_read_does),
+        cmocka_unit_test(a_mapped_file_cut_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
