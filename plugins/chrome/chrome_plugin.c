@@ -37,40 +37,28 @@ static tconv_str chrome_host_of(tconv_ctx *ctx, const char *path)
     return 0;
 }
 
-/* The input goes to the JSON lexer a chunk at a time; it completes a token cut by the end of a
- * chunk itself. */
+/* The input goes to the JSON lexer a piece at a time, straight from the input's own buffers
+ * (tconv_input_view: no copy); the lexer completes a token cut by the end of a piece itself. */
 static tconv_status chrome_read_all(chrome_reader *r)
 {
-    unsigned char *buf = malloc(CHROME_CHUNK);
-    tconv_status st = TCONV_FATAL;
-    int first = 1;
-    if (!buf) {
-        tconv_error_set(r->ctx, "chrome: out of memory");
-        return TCONV_FATAL;
+    /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON;
+     * offsets still count it. A peek sees it whole however the first piece is cut. */
+    size_t head;
+    const unsigned char *h = tconv_input_peek(r->in, &head);
+    if (head >= 3 && memcmp(h, "\xEF\xBB\xBF", 3) == 0) {
+        const void *bom;
+        if (tconv_input_view(r->in, &bom, 3) != 3) return TCONV_FATAL;
+        tconv_json_set_offset(r->lex, 3);
     }
     for (;;) {
-        size_t got = 0;
-        ssize_t n = 0;
-        while (got < CHROME_CHUNK &&
-               (n = tconv_input_read(r->in, buf + got, CHROME_CHUNK - got)) > 0)
-            got += (size_t)n;
-        if (n < 0) goto out;
-        if (got == 0) break;
-        const unsigned char *p = buf;
-        /* Some Windows tools start the file with a UTF-8 byte order mark, which is not JSON;
-         * offsets still count it. */
-        if (first && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
-            p += 3;
-            got -= 3;
-            tconv_json_set_offset(r->lex, 3);
-        }
-        first = 0;
-        if (chrome_parse_chunk(r, p, got) == TCONV_FATAL) goto out;
+        const void *p;
+        ssize_t n = tconv_input_view(r->in, &p, CHROME_CHUNK);
+        if (n < 0) return TCONV_FATAL;
+        if (n == 0) break;
+        if (chrome_parse_chunk(r, p, (size_t)n) == TCONV_FATAL) return TCONV_FATAL;
     }
-    if (chrome_parse_end(r) != TCONV_FATAL) st = chrome_emit_finish(r);
-out:
-    free(buf);
-    return st;
+    if (chrome_parse_end(r) == TCONV_FATAL) return TCONV_FATAL;
+    return chrome_emit_finish(r);
 }
 
 static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_options *opts,

@@ -743,15 +743,15 @@ tconv_status rp_json_read(rp_common *c, tconv_input *in)
         .begin = rp_tok_begin, .end = rp_tok_end, .key = rp_tok_key, .scalar = rp_tok_scalar};
     j->lex = tconv_json_new(&cb, j, 0);
     tconv_status st = TCONV_FATAL;
-    unsigned char *buf = malloc(1 << 18);
-    if (!j->lex || !buf) {
+    if (!j->lex) {
         tconv_error_set(c->ctx, "rocprof: out of memory");
         goto out;
     }
     ssize_t n;
     int bad = 0;
-    while ((n = tconv_input_read(in, buf, 1 << 18)) > 0) {
-        if (tconv_json_feed(j->lex, buf, (size_t)n) != 0) {
+    const void *piece;
+    while ((n = tconv_input_view(in, &piece, 1 << 18)) > 0) {
+        if (tconv_json_feed(j->lex, piece, (size_t)n) != 0) {
             bad = 1;
             break;
         }
@@ -778,7 +778,6 @@ tconv_status rp_json_read(rp_common *c, tconv_input *in)
                         c->name, (unsigned long long)j->other_records, j->other_kinds);
     st = TCONV_OK;
 out:
-    free(buf);
     tconv_json_free(j->lex);
     rp_jrec_free(&j->r);
     rp_proc_reset(j);
