@@ -454,52 +454,14 @@ static ssize_t input_read_direct(tconv_input *in, void *dst, size_t cap)
     return r;
 }
 
-TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
+/* The next bytes, up to cap, where the input holds them: buf (peeked or filled), the read-ahead
+ * buffer, the sniffing read's raw bytes, the mapping. view: for tconv_input_view, which may map
+ * the file and reads into buf when it cannot; tconv_input_read copies from here. */
+static ssize_t input_take(tconv_input *in, const unsigned char **src, size_t cap, int view)
 {
-    const unsigned char *src;
     size_t n;
     if (in->pos < in->len) {
-        src = in->buf + in->pos;
-        n = in->len - in->pos;
-        if (n > cap) n = cap;
-        in->pos += n;
-    } else if (in->ra) {
-        /* Straight from the read-ahead buffer: one copy fewer than through buf. */
-        if (in->failed) return -1;
-        if (in->eof) return 0;
-        if (in->cur_pos == in->cur_len) {
-            int r = input_next(in);
-            if (r <= 0) return r;
-        }
-        src = in->cur + in->cur_pos;
-        n = in->cur_len - in->cur_pos;
-        if (n > cap) n = cap;
-        in->cur_pos += n;
-    } else if (in->map && in->raw_pos == in->raw_len && (n = input_map_take(in, &src, cap))) {
-        /* src is set */
-    } else if (!in->gz && cap >= INPUT_RAW_CAP / 4 && in->raw_pos == in->raw_len && !in->raw_eof &&
-               !in->failed) {
-        /* Plain input read in large pieces goes straight to the reader's buffer. */
-        return input_read_direct(in, dst, cap);
-    } else {
-        ssize_t r = input_fill(in);
-        if (r <= 0) return r;
-        src = in->buf + in->pos;
-        n = in->len - in->pos;
-        if (n > cap) n = cap;
-        in->pos += n;
-    }
-    memcpy(dst, src, n);
-    in->offset += n;
-    return (ssize_t)n;
-}
-
-TCONV_API ssize_t tconv_input_view(tconv_input *in, const void **data, size_t cap)
-{
-    const unsigned char *src;
-    size_t n;
-    if (in->pos < in->len) {
-        src = in->buf + in->pos;
+        *src = in->buf + in->pos;
         n = in->len - in->pos;
         if (n > cap) n = cap;
         in->pos += n;
@@ -510,36 +472,56 @@ TCONV_API ssize_t tconv_input_view(tconv_input *in, const void **data, size_t ca
             int r = input_next(in);
             if (r <= 0) return r;
         }
-        src = in->cur + in->cur_pos;
+        *src = in->cur + in->cur_pos;
         n = in->cur_len - in->cur_pos;
         if (n > cap) n = cap;
         in->cur_pos += n;
     } else if (!in->gz && in->raw_pos < in->raw_len) {
-        src = in->raw + in->raw_pos; /* what the sniffing read brought */
+        *src = in->raw + in->raw_pos; /* what the sniffing read brought */
         n = in->raw_len - in->raw_pos;
         if (n > cap) n = cap;
         in->raw_pos += n;
-    } else if (!in->gz && (in->map || input_map(in)) && (n = input_map_take(in, &src, cap))) {
-        /* src is set */
+    } else if (!in->gz && (in->map || (view && input_map(in))) &&
+               (n = input_map_take(in, src, cap))) {
+        /* *src is set */
     } else if (in->failed) {
         return -1;
-    } else if (!in->gz && !in->raw_eof && !in->failed) {
+    } else if (view && !in->gz && !in->raw_eof) {
         /* No mapping: read into buf, which is the reader's to look at until the next call. */
         in->pos = in->len = 0;
         ssize_t r = input_read_direct(in, in->buf, cap < INPUT_BUF_CAP ? cap : INPUT_BUF_CAP);
-        if (r > 0) *data = in->buf;
+        if (r > 0) *src = in->buf;
         return r;
     } else {
         ssize_t r = input_fill(in);
         if (r <= 0) return r;
-        src = in->buf + in->pos;
+        *src = in->buf + in->pos;
         n = in->len - in->pos;
         if (n > cap) n = cap;
         in->pos += n;
     }
-    *data = src;
     in->offset += n;
     return (ssize_t)n;
+}
+
+TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
+{
+    /* Plain input read in large pieces goes straight to the reader's buffer. */
+    if (in->pos == in->len && !in->ra && !in->map && !in->gz && cap >= INPUT_RAW_CAP / 4 &&
+        in->raw_pos == in->raw_len && !in->raw_eof && !in->failed)
+        return input_read_direct(in, dst, cap);
+    const unsigned char *src = NULL;
+    ssize_t n = input_take(in, &src, cap, 0);
+    if (n > 0) memcpy(dst, src, (size_t)n);
+    return n;
+}
+
+TCONV_API ssize_t tconv_input_view(tconv_input *in, const void **data, size_t cap)
+{
+    const unsigned char *src = NULL;
+    ssize_t n = input_take(in, &src, cap, 1);
+    if (n > 0) *data = src;
+    return n;
 }
 
 /* Move the buffered bytes to the long-line buffer. */
