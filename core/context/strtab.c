@@ -29,10 +29,7 @@ static void strtab_rehash(tconv_strtab *t)
     size_t ns = t->nslots ? t->nslots * 2 : 1024;
     uint32_t *slots = tconv_xcalloc(ns, sizeof(*slots));
     for (size_t id = 0; id < t->n; id++) {
-        size_t i = t->hash[id] & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = (uint32_t)id + 1;
+        tconv_slots_put(slots, ns, t->hash[id], (uint32_t)id + 1);
     }
     free(t->slots);
     t->slots = slots;
@@ -90,10 +87,7 @@ TCONV_API tconv_str tconv_string_intern(tconv_ctx *ctx, const char *s, size_t le
     if ((t->n + 1) * 2 > t->nslots) {
         strtab_rehash(t);
     } else {
-        size_t i = h & mask;
-        while (t->slots[i])
-            i = (i + 1) & mask;
-        t->slots[i] = id + 1;
+        tconv_slots_put(t->slots, t->nslots, h, id + 1);
     }
     return id;
 }

@@ -20,10 +20,7 @@ static void track_rehash(tconv_tracktab *t)
     uint32_t *slots = tconv_xcalloc(ns, sizeof(*slots));
     for (size_t id = 0; id < t->n; id++) {
         const tconv_track *k = &t->tracks[id];
-        size_t i = track_hash(k->input, k->pid, k->tid) & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = (uint32_t)id + 1;
+        tconv_slots_put(slots, ns, track_hash(k->input, k->pid, k->tid), (uint32_t)id + 1);
     }
     free(t->slots);
     t->slots = slots;
@@ -45,10 +42,7 @@ static void track_proc_rehash(tconv_tracktab *t)
         uint32_t first = t->proc_slots[j];
         if (!first) continue;
         const tconv_track *k = &t->tracks[first - 1];
-        size_t i = track_proc_hash(k->input, k->pid) & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = first;
+        tconv_slots_put(slots, ns, track_proc_hash(k->input, k->pid), first);
     }
     free(t->proc_slots);
     t->proc_slots = slots;
@@ -114,14 +108,10 @@ void tconv_track_truncate(tconv_ctx *ctx, uint32_t n)
     if (n >= t->n) return;
     t->n = n;
     /* Open addressing cannot delete in place: both tables are built again from what stays. */
-    size_t mask = t->nslots - 1;
     memset(t->slots, 0, t->nslots * sizeof(*t->slots));
     for (uint32_t id = 0; id < n; id++) {
         const tconv_track *k = &t->tracks[id];
-        size_t i = track_hash(k->input, k->pid, k->tid) & mask;
-        while (t->slots[i])
-            i = (i + 1) & mask;
-        t->slots[i] = id + 1;
+        tconv_slots_put(t->slots, t->nslots, track_hash(k->input, k->pid, k->tid), id + 1);
     }
     if (t->nproc_slots) memset(t->proc_slots, 0, t->nproc_slots * sizeof(*t->proc_slots));
     t->nprocs = 0;
@@ -167,10 +157,7 @@ TCONV_API uint32_t tconv_track_get(tconv_ctx *ctx, tconv_str pid, tconv_str tid)
     if (t->n * 2 > t->nslots) {
         track_rehash(t);
     } else {
-        size_t i = h & mask;
-        while (t->slots[i])
-            i = (i + 1) & mask;
-        t->slots[i] = id + 1;
+        tconv_slots_put(t->slots, t->nslots, h, id + 1);
     }
     return id;
 }

@@ -218,10 +218,7 @@ static void gpu_rehash(tconv_gpu *g)
     uint32_t *slots = tconv_xcalloc(ns, sizeof(*slots));
     for (size_t k = 0; k < g->nkeys; k++) {
         const gpu_key *e = &g->keys[k];
-        size_t i = gpu_key_hash(e->input, e->kind, e->id) & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = (uint32_t)k + 1;
+        tconv_slots_put(slots, ns, gpu_key_hash(e->input, e->kind, e->id), (uint32_t)k + 1);
     }
     free(g->slots);
     g->slots = slots;

@@ -171,10 +171,7 @@ static void order_names_rehash(tconv_order *o)
     size_t n = o->nslots ? o->nslots * 2 : 256;
     uint32_t *slots = tconv_xcalloc(n, sizeof(*slots));
     for (size_t p = 0; p < o->nnames; p++) {
-        size_t h = order_names_hash(&o->names[p]) & (n - 1);
-        while (slots[h])
-            h = (h + 1) & (n - 1);
-        slots[h] = (uint32_t)p + 1;
+        tconv_slots_put(slots, n, order_names_hash(&o->names[p]), (uint32_t)p + 1);
     }
     free(o->slots);
     o->slots = slots;

@@ -48,10 +48,7 @@ static void stacktab_rehash(tconv_stacktab *t)
     uint32_t *slots = tconv_xcalloc(ns, sizeof(*slots));
     for (size_t id = 0; id < t->n; id++) {
         const stacktab_node *nd = &t->nodes[id];
-        size_t i = stacktab_hash(nd->parent, &nd->frame) & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = (uint32_t)id + 1;
+        tconv_slots_put(slots, ns, stacktab_hash(nd->parent, &nd->frame), (uint32_t)id + 1);
     }
     free(t->slots);
     t->slots = slots;

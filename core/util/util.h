@@ -35,6 +35,18 @@ void tconv_big_free(void *p, size_t cap, size_t size);
         if ((need) > (cap)) tconv_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)));           \
     } while (0)
 
+/* The core's hash tables (strings, tracks, stack nodes, GPU keys, record names) are open
+ * addressing over a power-of-two array of uint32_t, each entry an index + 1 (0: empty), probed one
+ * slot at a time. Stores v in the first empty slot from hash. */
+static inline void tconv_slots_put(uint32_t *slots, size_t nslots, size_t hash, uint32_t v)
+{
+    size_t mask = nslots - 1;
+    size_t i = hash & mask;
+    while (slots[i])
+        i = (i + 1) & mask;
+    slots[i] = v;
+}
+
 /* ---- JSON lexer ---- */
 /* The scans of the lexers made from now on (for tests that compare the paths): one of these, or
  * -1 for the default (SSE2 where built). Process-wide. Returns -1 when this build or CPU lacks
