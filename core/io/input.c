@@ -7,7 +7,11 @@
  * A regular file is inflated by ISA-L where the build has it (core/io/inflate.c); when ISA-L fails
  * or refuses, the file is inflated again from its start by zlib, the bytes already handed over
  * are dropped, and zlib goes on, so that a damaged file fails where and as it did with zlib
- * alone. A pipe cannot be read twice: it is inflated by zlib. */
+ * alone. A pipe cannot be read twice: it is inflated by zlib.
+ *
+ * A reader may take the bytes where the input holds them (tconv_input_view) instead of a copy
+ * (tconv_input_read): then a plain regular file is mapped (core/io/inmap.c) and handed over from
+ * the page cache. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
