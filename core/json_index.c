@@ -147,12 +147,14 @@ void tconv_json_index_init(tconv_json_index *ix)
 {
     memset(ix, 0, sizeof(*ix));
     ix->path = tconv_json_scan_current();
+    ix->closed = UINT64_MAX;
 }
 
 size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
                                int64_t depth, uint64_t *out)
 {
     size_t nout = 0;
+    if (ix->closed != UINT64_MAX) return 0;
 #if JIX_X86
     int clmul = ix->path == TCONV_JSON_SCAN_AVX2 && __builtin_cpu_supports("pclmul");
 #endif
@@ -184,11 +186,16 @@ size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, s
         uint64_t marks = (b.open | b.close | b.comma) & ~inside;
         for (; marks; marks &= marks - 1) {
             uint64_t bit = marks & -marks;
-            if (b.open & bit)
+            if (b.open & bit) {
                 ix->depth++;
-            else if (b.close & bit)
+            } else if (b.close & bit) {
+                if (ix->stop_at_close && ix->depth == depth) {
+                    ix->closed = ix->offset + at + (uint64_t)__builtin_ctzll(bit);
+                    ix->offset += len;
+                    return nout;
+                }
                 ix->depth--;
-            else if (ix->depth == depth)
+            } else if (ix->depth == depth)
                 out[nout++] = ix->offset + at + (uint64_t)__builtin_ctzll(bit);
         }
     }

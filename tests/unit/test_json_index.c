@@ -113,10 +113,45 @@ static void agrees_with_bytes(void **state)
     }
 }
 
+/* Indexing the event array from just after its '[' with its depth, told to stop at its close:
+ * its separators only (not "x"'s, which sit at the same depth after it), and the offset of its
+ * ']', whatever the pieces. */
+static void stops_at_close(void **state)
+{
+    (void)state;
+    static const size_t pieces[] = {1, 7, 64, 65, 4096, 1 << 20};
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        size_t n;
+        char *doc = make_doc(seed, 200, &n);
+        uint64_t *want = malloc((n + 1) * sizeof(*want)), *got = malloc((n + 1) * sizeof(*got));
+        size_t nw = reference(doc, n, 2, want) - 1; /* all but "x"'s one */
+        const char *a = strstr(doc, "\"traceEvents\": [") + 16, *z = strstr(doc, "], \"x\"");
+        for (size_t c = 0; c < sizeof pieces / sizeof *pieces; c++) {
+            tconv_json_index ix;
+            tconv_json_index_init(&ix);
+            ix.depth = 2;
+            ix.offset = (uint64_t)(a - doc);
+            ix.stop_at_close = 1;
+            size_t k = 0;
+            for (const char *p = a; p < doc + n; p += pieces[c]) {
+                size_t len = (size_t)(doc + n - p) < pieces[c] ? (size_t)(doc + n - p) : pieces[c];
+                k += tconv_json_index_commas(&ix, (const unsigned char *)p, len, 2, got + k);
+            }
+            assert_int_equal(k, nw);
+            assert_memory_equal(got, want, nw * sizeof(*want));
+            assert_int_equal(ix.closed, (uint64_t)(z - doc));
+        }
+        free(want);
+        free(got);
+        free(doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(agrees_with_bytes),
+        cmocka_unit_test(stops_at_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
