@@ -222,9 +222,23 @@ struct tconv_ctx {
     /* A worker's context (tconv -j): what the reader does to it is also recorded here, to be
      * done again to the run's context in input order (core/record.c). NULL: the run's own. */
     struct tconv_rec *rec;
+    /* While the main thread reads an input in line with threads to spare: how it may read a JSON
+     * array of it in parts (core/split.c). NULL: it may not. */
+    const struct tconv_split_conf *split;
 };
 
+/* How one input may be read in parts (core/split.c), set by the run. */
+typedef struct tconv_split_conf {
+    unsigned threads;  /* in all, the calling thread's included */
+    uint64_t budget;   /* bytes of parts and their recordings held at once (--jobs-memory) */
+    uint64_t part;     /* bytes of input per part */
+    uint64_t min_size; /* inputs (their files) smaller than this are read whole */
+} tconv_split_conf;
+
 tconv_ctx *tconv_ctx_new(void);
+/* A worker's context (tconv -j): what run tells readers (verbosity, args wanted, the interrupt
+ * flag, ...), nothing of its tables; its input index is index. */
+tconv_ctx *tconv_ctx_new_worker(const tconv_ctx *run, uint32_t index);
 void tconv_ctx_free(tconv_ctx *ctx);
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
 /* The name of the input being read, for messages that must name it after it is closed. */
@@ -342,6 +356,14 @@ void tconv_rec_lane(tconv_rec *rec, uint32_t track, unsigned n);
 void tconv_rec_mute(tconv_rec *rec, int on);
 /* Events recorded so far. */
 uint64_t tconv_rec_count(const tconv_rec *rec);
+/* A part of an input (core/split.c): the element at [offset, offset + len) is the main thread's
+ * to read when the replay reaches this point, through fn (TCONV_FATAL stops the replay). */
+void tconv_rec_defer(tconv_rec *rec, uint64_t offset, uint64_t len);
+void tconv_rec_on_defer(tconv_rec *rec,
+                        tconv_status (*fn)(void *user, uint64_t offset, uint64_t len), void *user);
+/* What the recording holds in memory now: its events and their copies, steps, the worker's
+ * strings. */
+uint64_t tconv_rec_bytes(const tconv_rec *rec);
 /* The reader returned st (its error, if any, on the worker's context). */
 void tconv_rec_finish(tconv_rec *rec, tconv_status st);
 /* Does it all again to ctx (whose current input is the recorded one's) and sink. Returns what
@@ -418,6 +440,15 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
 tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
                                         uint64_t offset, uint64_t raw_offset);
 void tconv_input_close(tconv_input *in);
+/* Gives n bytes read from in back to it: tconv_input_read returns them next, and the offset
+ * counts them again (core/split.c reads ahead of the reader it resumes). */
+void tconv_input_unread(tconv_input *in, const void *bytes, size_t n);
+/* A read of in failed ahead of the reader (core/split.c): the failure is taken off the context
+ * and said again when the reader's read reaches it, which a reader that stops earlier never
+ * does, as when it reads the input itself. */
+void tconv_input_reraise(tconv_input *in);
+/* The file's size when it is a regular file (compressed or not), else 0. */
+uint64_t tconv_input_file_size(const tconv_input *in);
 
 /* ---- the inputs of a run (core/inputs.c) ---- */
 typedef struct tconv_input_item {
@@ -530,6 +561,8 @@ void tconv_sink_stage_discard(tconv_sink *s);
  * context, and what passes goes to the recording; the checks against the other inputs are made
  * when it is replayed. abandon nonzero ends the read. */
 tconv_sink *tconv_sink_new_recording(tconv_ctx *wctx, tconv_rec *rec, const atomic_int *abandon);
+/* The recording of a worker's sink; NULL for any other sink. */
+tconv_rec *tconv_sink_recording(const tconv_sink *s);
 /* A recorded event, its ids those of the run's context: the rest of a push. */
 tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e);
 /* An input was read to its end, or left out: lanes are split off, and the stack writers' samples

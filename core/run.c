@@ -36,7 +36,8 @@ struct tconv_run {
     tconv_mpi *mpi; /* one of the processes of an MPI run, or NULL */
     int coll_on;    /* the writer runs on every rank (run_collective) */
     tconv_collective coll;
-    int partial; /* workers and ranks send partial results (tconv_partial_possible) */
+    int partial;            /* workers and ranks send partial results (tconv_partial_possible) */
+    tconv_split_conf split; /* an input read in line may be read in parts (core/split.c) */
 };
 
 static char *run_keep(tconv_run *r, const char *s)
@@ -474,8 +475,7 @@ static const tconv_reader_class *run_pick_reader(tconv_run *r, tconv_input *in,
              * reader does not know, and only the reader can say which. */
             tconv_error_set(ctx, "'%s' looks like %s, but the %s reader does not recognise it",
                             name, known->what, own);
-            tconv_error_hint(ctx, "if it is one, name the reader to see what it finds: -r %s",
-                             own);
+            tconv_error_hint(ctx, "if it is one, name the reader to see what it finds: -r %s", own);
         } else {
             char *names = run_names(r->host, 0);
             tconv_error_set(ctx, "'%s' is %s, which none of the loaded readers reads (%s)", name,
@@ -624,21 +624,6 @@ static int run_concurrent(const tconv_reader_class *rc)
     return TCONV_CLASS_HAS(rc, flags) && (rc->flags & TCONV_READER_CONCURRENT);
 }
 
-/* The worker's context: what the run's context tells readers, nothing of its tables. */
-static tconv_ctx *run_job_ctx(const tconv_run *r, uint32_t index)
-{
-    const tconv_ctx *ctx = r->ctx;
-    tconv_ctx *w = tconv_ctx_new();
-    tconv_ctx_set_verbosity(w, ctx->verbosity);
-    w->all_spans = ctx->all_spans;
-    w->ignore_args = ctx->ignore_args;
-    w->gpu_attribute = ctx->gpu_attribute;
-    w->need_corr = ctx->need_corr;
-    w->interrupt = ctx->interrupt;
-    w->input = index;
-    return w;
-}
-
 static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_int *abandon)
 {
     run_par *p = user;
@@ -652,7 +637,7 @@ static void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_i
     if (strcmp(it->path, "-") == 0 || stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return j;
     /* The input's index is not known yet (inputs skipped before it do not count): the worker's
      * own is its position, and the replay gives its events and tracks the real one. */
-    j->ctx = run_job_ctx(r, (uint32_t)k);
+    j->ctx = tconv_ctx_new_worker(r->ctx, (uint32_t)k);
     j->in = tconv_input_open(j->ctx, it->path, (uint32_t)k, r->o.max_input_size);
     if (!j->in) goto direct;
     size_t hlen;
@@ -724,6 +709,29 @@ static uint64_t run_budget_step(uint64_t budget, unsigned threads)
     if (step < ((uint64_t)64 << 10)) step = (uint64_t)64 << 10;
     if (step > ((uint64_t)4 << 20)) step = (uint64_t)4 << 20;
     return step;
+}
+
+/* One input read in parts (core/split.c) where no jobs read whole inputs (a single input): by as
+ * many threads as -j allows, in parts of 4 MiB, for inputs from 16 MiB on. TCONV_SPLIT_BYTES=N
+ * (tests, measurements) reads every input in parts of N bytes. */
+static void run_split_conf(tconv_run *r, tconv_split_conf *c)
+{
+    long n = r->o.jobs ? (long)r->o.jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    *c = (tconv_split_conf){0};
+    if (n < 2) return;
+    c->threads = (unsigned)n;
+    c->budget = run_jobs_memory(r);
+    c->part = (uint64_t)4 << 20;
+    c->min_size = (uint64_t)16 << 20;
+    const char *e = getenv("TCONV_SPLIT_BYTES");
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (!*end && v) {
+            c->part = v;
+            c->min_size = 0;
+        }
+    }
 }
 
 /* ---- MPI: inputs read by other processes (core/mpi.c) ------------------------------------ */
@@ -1181,8 +1189,10 @@ static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_i
         tconv_sampletypes_save(ctx, &types);
         tconv_sink_stage_begin(sink);
     }
+    ctx->split = !recorded && r->split.threads > 1 ? &r->split : NULL;
     tconv_status st =
         recorded ? tconv_rec_replay(job->rec, ctx, sink) : rc->read(ctx, in, &ro, sink);
+    ctx->split = NULL;
     if (st == TCONV_OK && tconv_sink_accepted(sink) == events_before) {
         run_misread_check(r, in, rc, &mis);
         if (tconv_error_pending(ctx)) st = TCONV_FATAL;
@@ -1237,6 +1247,8 @@ static tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in
         par.step = run_budget_step(budget, threads);
         jobs = tconv_jobs_start(inputs.n, threads, budget, run_job_read, &par);
     }
+    /* No jobs (one input): the threads may read the input in parts instead. */
+    if (!jobs && !r->mpi) run_split_conf(r, &r->split);
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
     if (r->coll_on) {

@@ -571,6 +571,11 @@ static tconv_status sink_record(tconv_sink *s, const tconv_event *in)
     return TCONV_OK;
 }
 
+tconv_rec *tconv_sink_recording(const tconv_sink *s)
+{
+    return s->rec;
+}
+
 tconv_status tconv_sink_replay(tconv_sink *s, tconv_event *e)
 {
     e->input = s->ctx->input;

@@ -1,0 +1,450 @@
+/* One large input read on several threads (include/tconv/split.h): the elements of one JSON
+ * array, cut into parts at the ',' between them, read by worker threads into recordings
+ * (core/record.c) and replayed on the calling thread in input order, as -j replays whole inputs.
+ *
+ * Invariant: the run's context and sink get the same calls in the same order as when the reader
+ * reads the array itself. Three things keep it:
+ *   - a part is cut only at a ',' that the structural index (core/json_index.c) finds outside
+ *     strings at the array's depth, reading every byte of the array in order from its '['; the
+ *     index is exact on valid JSON, and a part reader answers TCONV_OK only when its bytes read
+ *     as whole elements, so a part whose start the index got wrong (the JSON before it was not
+ *     valid) is never replayed;
+ *   - a part is replayed only once every part before it was, and the first part that failed
+ *     (for whatever reason: a JSON error, a bad event under strict, a cut the reader did not
+ *     confirm) ends the split: the reader reads on from that part's first byte, in line, and so
+ *     says whatever a whole read says, in its place; later parts are dropped unread or unused;
+ *   - what an element needs of the elements before it (the reader's own state) the part
+ *     reader does not guess: it hands the element to the calling thread (tconv_split_defer),
+ *     which reads it in its place during the replay, with the reader's own state.
+ *
+ * The calling thread makes the parts (it reads the input: decompression, when there is any,
+ * stays on its one thread or on the input's read-ahead thread), reads a part in line itself when
+ * no worker has begun it (no recording, no replay), replays the parts workers recorded, and
+ * records a later part itself rather than wait. At most `window` parts exist at once (read,
+ * being read, or waiting for their replay), and while the budget is spent only the part the
+ * calling thread takes next is made: the parts' bytes and their recordings stay within about
+ * the budget plus one part. */
+#include <pthread.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { PART_READY = 1, PART_BUSY, PART_DONE, PART_MAIN };
+enum { SPLIT_READ = 1 << 20, SPLIT_SPARE = 16 };
+
+typedef struct split_part {
+    unsigned char *buf; /* the input's bytes [off, off + len), from the ',' (or just after the '[')
+                         * before the first element to the ',' after the last one */
+    size_t len;
+    uint64_t off;
+    int expect_value; /* the first part: it follows the '[' */
+    int state;
+    tconv_ctx *w; /* the worker's context, made with the part */
+    tconv_rec *rec;
+    tconv_status st; /* what the part reader answered */
+    uint64_t held;   /* bytes counted against the budget: the buffer, then the recording too */
+} split_part;
+
+typedef struct split {
+    tconv_ctx *ctx;
+    tconv_input *in;
+    tconv_sink *sink;
+    const tconv_split_desc *d;
+    uint64_t part_bytes, budget;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    split_part *ring; /* part k is ring[k % window] */
+    size_t window;
+    uint64_t produced, next; /* parts made; the part the calling thread takes next */
+    int done;                /* no part is left to make */
+    int stop;
+    atomic_int abandon;
+    uint64_t held;
+    tconv_rec_buf spare[SPLIT_SPARE]; /* event arrays of replayed recordings, to record into */
+    size_t nspare;
+    pthread_t *threads;
+    size_t nthreads;
+    /* The making of parts (calling thread only): the bytes read past the last part, the index
+     * over them, and the separators it found there. */
+    unsigned char *carry;
+    size_t ncarry, capcarry;
+    uint64_t carry_off;
+    uint64_t *seps;
+    size_t nseps, capseps;
+    uint64_t *found;
+    tconv_json_index ix;
+    int64_t depth;
+    int eof;
+    uint64_t inline_parts, replayed; /* for TCONV_SPLIT_TRACE */
+} split;
+
+TCONV_API int tconv_split_possible(tconv_ctx *ctx, tconv_input *in)
+{
+    const tconv_split_conf *c = ctx->split;
+    if (!c || c->threads < 2 || ctx->rec || !in) return 0;
+    uint64_t size = tconv_input_file_size(in);
+    /* A gzip file's decompressed size is not known before it is read; traces compress 5 to 50
+     * times, and a small file read in parts costs a few thread starts, no more. */
+    if (tconv_input_is_gzip(in)) size *= 8;
+    return size && size >= c->min_size;
+}
+
+TCONV_API int tconv_split_defer(tconv_sink *sink, uint64_t offset, uint64_t len)
+{
+    tconv_rec *rec = tconv_sink_recording(sink);
+    if (!rec) return -1;
+    tconv_rec_defer(rec, offset, len);
+    return 0;
+}
+
+static split_part *split_at(split *sp, uint64_t k)
+{
+    return &sp->ring[k % sp->window];
+}
+
+/* ---- making parts (the calling thread) ----------------------------------------------------- */
+
+/* Indexes the bytes carry[from .. ncarry): their separators at the array's depth go to seps. */
+static void split_index(split *sp, size_t from)
+{
+    size_t n = sp->ncarry - from;
+    if (!n) return;
+    size_t k = tconv_json_index_commas(&sp->ix, sp->carry + from, n, sp->depth, sp->found);
+    TCONV_GROW(sp->seps, sp->capseps, sp->nseps + k);
+    memcpy(sp->seps + sp->nseps, sp->found, k * sizeof(*sp->seps));
+    sp->nseps += k;
+}
+
+/* Reads the next bytes of the input into carry; 0 once there are none to read (the array
+ * closed, the input ended, or a read failed: the reader then meets the failure where it reads
+ * it, tconv_input_reraise). */
+static int split_fill(split *sp)
+{
+    if (sp->ix.closed != UINT64_MAX || sp->eof) return 0;
+    TCONV_GROW(sp->carry, sp->capcarry, sp->ncarry + SPLIT_READ);
+    ssize_t n = tconv_input_read(sp->in, sp->carry + sp->ncarry, SPLIT_READ);
+    if (n <= 0) {
+        if (n < 0) tconv_input_reraise(sp->in);
+        sp->eof = 1;
+        return 0;
+    }
+    size_t from = sp->ncarry;
+    sp->ncarry += (size_t)n;
+    split_index(sp, from);
+    return 1;
+}
+
+/* The next part into p (1), cut at the first separator part_bytes or more past its start, or at
+ * the last one before the array's end; 0 when no whole element is left before the end (what is
+ * left is the reader's to read in line: the last element and the ']'). */
+static int split_make(split *sp, split_part *p)
+{
+    uint64_t want = sp->carry_off + sp->part_bytes;
+    size_t i = 0;
+    for (;;) {
+        while (i < sp->nseps && sp->seps[i] < want)
+            i++;
+        if (i < sp->nseps) break;
+        if (!split_fill(sp)) {
+            if (!sp->nseps) return 0;
+            i = sp->nseps - 1;
+            break;
+        }
+    }
+    uint64_t cut = sp->seps[i];
+    size_t len = (size_t)(cut - sp->carry_off), tail = sp->ncarry - len;
+    memset(p, 0, sizeof(*p));
+    p->buf = sp->carry;
+    p->len = len + 1; /* the ',' too, which the next part begins with as well */
+    p->off = sp->carry_off;
+    p->expect_value = sp->produced == 0;
+    p->held = sp->capcarry;
+    /* The carry goes on from the cut, which is the next part's first byte. */
+    size_t cap = tail + SPLIT_READ > sp->part_bytes ? tail + SPLIT_READ : (size_t)sp->part_bytes;
+    sp->carry = tconv_xmalloc(cap);
+    sp->capcarry = cap;
+    memcpy(sp->carry, p->buf + len, tail);
+    sp->ncarry = tail;
+    sp->carry_off = cut;
+    memmove(sp->seps, sp->seps + i + 1, (sp->nseps - i - 1) * sizeof(*sp->seps));
+    sp->nseps -= i + 1;
+    p->w = tconv_ctx_new_worker(sp->ctx, sp->ctx->input);
+    tconv_ctx_set_input_name(p->w, sp->ctx->input_name);
+    return 1;
+}
+
+/* ---- reading parts ------------------------------------------------------------------------- */
+
+static tconv_rec_buf split_spare_take(split *sp)
+{
+    tconv_rec_buf buf = {0};
+    pthread_mutex_lock(&sp->mu);
+    if (sp->nspare) buf = sp->spare[--sp->nspare];
+    pthread_mutex_unlock(&sp->mu);
+    return buf;
+}
+
+/* A part into a recording, on whichever thread took it. */
+static void split_record(split *sp, split_part *p)
+{
+    const tconv_split_desc *d = sp->d;
+    p->rec = tconv_rec_new(p->w, split_spare_take(sp));
+    tconv_sink *sink = tconv_sink_new_recording(p->w, p->rec, &sp->abandon);
+    void *state = d->part_new(d->user, p->w, sink);
+    p->st = TCONV_FATAL;
+    if (state) {
+        p->st = d->part_read(state, p->buf, p->len, p->off, p->expect_value);
+        d->part_free(state);
+    }
+    tconv_sink_free(sink);
+    tconv_rec_finish(p->rec, p->st);
+}
+
+/* With mu held: the first part after the calling thread's next that no one has begun. */
+static split_part *split_ready(split *sp)
+{
+    for (uint64_t k = sp->next + 1; k < sp->produced; k++)
+        if (split_at(sp, k)->state == PART_READY) return split_at(sp, k);
+    return NULL;
+}
+
+/* With mu held: a part read, its recording counted. */
+static void split_recorded(split *sp, split_part *p)
+{
+    uint64_t bytes = tconv_rec_bytes(p->rec);
+    p->held += bytes;
+    sp->held += bytes;
+    p->state = PART_DONE;
+    pthread_cond_broadcast(&sp->cv);
+}
+
+static void *split_worker(void *arg)
+{
+    split *sp = arg;
+    pthread_mutex_lock(&sp->mu);
+    while (!sp->stop) {
+        split_part *p = split_ready(sp);
+        if (!p) {
+            pthread_cond_wait(&sp->cv, &sp->mu);
+            continue;
+        }
+        p->state = PART_BUSY;
+        pthread_mutex_unlock(&sp->mu);
+        split_record(sp, p);
+        pthread_mutex_lock(&sp->mu);
+        split_recorded(sp, p);
+    }
+    pthread_mutex_unlock(&sp->mu);
+    return NULL;
+}
+
+/* A part's memory, given back; its event array kept for the next recordings. */
+static void split_release(split *sp, split_part *p)
+{
+    tconv_rec_buf buf = tconv_rec_free(p->rec);
+    tconv_ctx_free(p->w);
+    free(p->buf);
+    pthread_mutex_lock(&sp->mu);
+    sp->held -= p->held;
+    if (buf.ev && sp->nspare < SPLIT_SPARE) {
+        sp->spare[sp->nspare++] = buf;
+        buf.ev = NULL;
+    }
+    memset(p, 0, sizeof(*p));
+    pthread_mutex_unlock(&sp->mu);
+    tconv_rec_buf_free(buf);
+}
+
+/* The replay's REC_DEFER: the element, read on this thread with the reader's own state. */
+typedef struct split_defer_at {
+    split *sp;
+    const split_part *p;
+} split_defer_at;
+
+static tconv_status split_deferred(void *user, uint64_t offset, uint64_t len)
+{
+    const split_defer_at *at = user;
+    const split_part *p = at->p;
+    if (offset < p->off || len > p->len || offset - p->off > p->len - len) {
+        tconv_error_set(at->sp->ctx, "a reader deferred bytes %llu to %llu, outside its part",
+                        (unsigned long long)offset, (unsigned long long)(offset + len));
+        return TCONV_FATAL;
+    }
+    const tconv_split_desc *d = at->sp->d;
+    return d->part_read(d->main, p->buf + (offset - p->off), (size_t)len, offset, 1);
+}
+
+/* ---- the calling thread -------------------------------------------------------------------- */
+
+/* May another part be made now? Within the window, and within the budget unless none is in
+ * flight (the calling thread always gets the part it needs next). */
+static int split_may_make(const split *sp)
+{
+    if (sp->done || sp->produced - sp->next >= sp->window) return 0;
+    return sp->produced == sp->next || sp->held + 2 * sp->part_bytes <= sp->budget;
+}
+
+enum { SPLIT_GO, SPLIT_FATAL, SPLIT_RESUME };
+
+/* Takes the parts in order until none is left (SPLIT_GO), a part failed (SPLIT_RESUME: the
+ * reader reads on from sp->next's first byte) or the run must stop (SPLIT_FATAL). */
+static int split_loop(split *sp)
+{
+    int res = SPLIT_GO;
+    pthread_mutex_lock(&sp->mu);
+    for (;;) {
+        if (split_may_make(sp)) {
+            split_part made;
+            pthread_mutex_unlock(&sp->mu);
+            int got = split_make(sp, &made);
+            pthread_mutex_lock(&sp->mu);
+            if (!got) {
+                sp->done = 1;
+                continue;
+            }
+            made.state = PART_READY;
+            sp->held += made.held;
+            *split_at(sp, sp->produced++) = made;
+            pthread_cond_broadcast(&sp->cv);
+            continue;
+        }
+        if (sp->next == sp->produced) break; /* and done: every part was taken */
+        split_part *p = split_at(sp, sp->next);
+        if (p->state == PART_READY || p->state == PART_DONE) {
+            int inline_read = p->state == PART_READY;
+            if (inline_read) p->state = PART_MAIN;
+            pthread_mutex_unlock(&sp->mu);
+            tconv_status st;
+            if (inline_read) {
+                sp->inline_parts++;
+                st = sp->d->part_read(sp->d->main, p->buf, p->len, p->off, p->expect_value);
+            } else if (p->st != TCONV_OK) {
+                pthread_mutex_lock(&sp->mu);
+                res = SPLIT_RESUME;
+                break;
+            } else {
+                sp->replayed++;
+                split_defer_at at = {sp, p};
+                tconv_rec_on_defer(p->rec, split_deferred, &at);
+                st = tconv_rec_replay(p->rec, sp->ctx, sp->sink);
+            }
+            split_release(sp, p);
+            pthread_mutex_lock(&sp->mu);
+            sp->next++;
+            pthread_cond_broadcast(&sp->cv);
+            if (st != TCONV_OK) {
+                res = SPLIT_FATAL;
+                break;
+            }
+            continue;
+        }
+        /* A worker is reading the part needed next: read a later one meanwhile, or wait. */
+        split_part *q = split_ready(sp);
+        if (q) {
+            q->state = PART_BUSY;
+            pthread_mutex_unlock(&sp->mu);
+            split_record(sp, q);
+            pthread_mutex_lock(&sp->mu);
+            split_recorded(sp, q);
+            continue;
+        }
+        pthread_cond_wait(&sp->cv, &sp->mu);
+    }
+    pthread_mutex_unlock(&sp->mu);
+    return res;
+}
+
+static void split_stop(split *sp)
+{
+    pthread_mutex_lock(&sp->mu);
+    sp->stop = 1;
+    atomic_store(&sp->abandon, 1);
+    pthread_cond_broadcast(&sp->cv);
+    pthread_mutex_unlock(&sp->mu);
+    for (size_t i = 0; i < sp->nthreads; i++)
+        pthread_join(sp->threads[i], NULL);
+}
+
+/* TCONV_SPLIT_TRACE=FILE (tests): a line per array read in parts, appended to FILE, which says
+ * how: the parts made, read in line, replayed, and where the reader read on. */
+static void split_trace(const split *sp, int how)
+{
+    const char *path = getenv("TCONV_SPLIT_TRACE");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "parts %llu inline %llu replayed %llu %s %llu\n", (unsigned long long)sp->produced,
+            (unsigned long long)sp->inline_parts, (unsigned long long)sp->replayed,
+            how == SPLIT_GO       ? "done"
+            : how == SPLIT_RESUME ? "resumed-at"
+                                  : "failed-at",
+            (unsigned long long)sp->next);
+    fclose(f);
+}
+
+TCONV_API tconv_status tconv_split_array(tconv_ctx *ctx, tconv_input *in, tconv_sink *sink,
+                                         const tconv_split_desc *d, tconv_split_resume *res)
+{
+    const tconv_split_conf *c = ctx->split;
+    split *sp = tconv_xcalloc(1, sizeof(*sp));
+    sp->ctx = ctx;
+    sp->in = in;
+    sp->sink = sink;
+    sp->d = d;
+    sp->part_bytes = c && c->part ? c->part : 1;
+    sp->budget = c ? c->budget : 0;
+    unsigned threads = c && c->threads > 1 ? c->threads : 1;
+    /* Two parts per thread: one being read, one read and waiting for its replay. */
+    sp->window = 2 * (size_t)threads;
+    sp->ring = tconv_xcalloc(sp->window, sizeof(*sp->ring));
+    pthread_mutex_init(&sp->mu, NULL);
+    pthread_cond_init(&sp->cv, NULL);
+    atomic_init(&sp->abandon, 0);
+    sp->depth = d->depth;
+    tconv_json_index_init(&sp->ix);
+    sp->ix.depth = d->depth;
+    sp->ix.offset = d->offset;
+    sp->ix.stop_at_close = 1;
+    sp->found = tconv_xmalloc(SPLIT_READ * sizeof(*sp->found));
+    sp->carry_off = d->offset;
+    sp->capcarry = d->nhave + SPLIT_READ;
+    if (sp->capcarry < sp->part_bytes) sp->capcarry = (size_t)sp->part_bytes;
+    sp->carry = tconv_xmalloc(sp->capcarry);
+    for (size_t at = 0; at < d->nhave; at += SPLIT_READ) {
+        size_t n = d->nhave - at < SPLIT_READ ? d->nhave - at : SPLIT_READ;
+        memcpy(sp->carry + sp->ncarry, d->have + at, n);
+        sp->ncarry += n;
+        split_index(sp, sp->ncarry - n);
+    }
+    sp->threads = tconv_xcalloc(threads, sizeof(*sp->threads));
+    for (unsigned i = 1; i < threads; i++)
+        if (pthread_create(&sp->threads[sp->nthreads], NULL, split_worker, sp) == 0) sp->nthreads++;
+
+    int how = split_loop(sp);
+    split_stop(sp);
+    split_trace(sp, how);
+
+    tconv_status st = how == SPLIT_FATAL ? TCONV_FATAL : TCONV_OK;
+    if (st == TCONV_OK) {
+        /* The bytes from where the reader reads on go back to the input: the parts not used
+         * (after a failed one), then what was read past them. */
+        uint64_t k = how == SPLIT_RESUME ? sp->next : sp->produced;
+        res->offset = k < sp->produced ? split_at(sp, k)->off : sp->carry_off;
+        res->after_bracket = k < sp->produced ? split_at(sp, k)->expect_value : sp->produced == 0;
+        tconv_input_unread(in, sp->carry, sp->ncarry);
+        for (uint64_t j = sp->produced; j-- > k;) /* each but its last ',', the next one's first */
+            tconv_input_unread(in, split_at(sp, j)->buf, split_at(sp, j)->len - 1);
+    }
+    for (uint64_t j = sp->next; j < sp->produced; j++)
+        split_release(sp, split_at(sp, j));
+    for (size_t i = 0; i < sp->nspare; i++)
+        tconv_rec_buf_free(sp->spare[i]);
+    free(sp->threads);
+    free(sp->ring);
+    free(sp->carry);
+    free(sp->seps);
+    free(sp->found);
+    pthread_cond_destroy(&sp->cv);
+    pthread_mutex_destroy(&sp->mu);
+    free(sp);
+    return st;
+}
