@@ -51,6 +51,7 @@ static tconv_status chrome_read_all(chrome_reader *r)
     for (;;) {
         size_t got = 0;
         ssize_t n = 0;
+        uint64_t at = tconv_input_offset(r->in); /* of buf[0] */
         while (got < CHROME_CHUNK &&
                (n = tconv_input_read(r->in, buf + got, CHROME_CHUNK - got)) > 0)
             got += (size_t)n;
@@ -62,10 +63,19 @@ static tconv_status chrome_read_all(chrome_reader *r)
         if (first && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
             p += 3;
             got -= 3;
+            at += 3;
             tconv_json_set_offset(r->lex, 3);
         }
         first = 0;
-        if (chrome_parse_chunk(r, p, got) == TCONV_FATAL) goto out;
+        if (chrome_parse_chunk(r, p, got) == TCONV_FATAL) {
+            if (!r->split_hit) goto out;
+            /* The walk stopped at the event array's '[': the array goes to the core in parts,
+             * and the walk goes on after it from the input's next bytes. */
+            r->split_hit = 0;
+            r->failed = 0;
+            size_t used = (size_t)(r->split_at - at);
+            if (chrome_split_read(r, p + used, got - used) == TCONV_FATAL) goto out;
+        }
     }
     if (chrome_parse_end(r) != TCONV_FATAL) st = chrome_emit_finish(r);
 out:
@@ -96,6 +106,7 @@ static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_opt
     for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++)
         r->tcache[i].track = UINT32_MAX;
     r->flow_catlen = SIZE_MAX;
+    r->split_ok = tconv_split_possible(ctx, in);
     if (chrome_parse_init(r)) {
         tconv_error_set(ctx, "chrome: out of memory");
         goto out;

@@ -151,6 +151,13 @@ typedef struct chrome_reader {
     size_t ndeferred, deferred_cap, deferred_src_cap;
     int sampletypes_set;
     int at_end; /* the whole input was read: nothing more can come */
+
+    /* Reading the event array in parts (tconv/split.h, chrome_split.c). */
+    int split_ok;      /* stop at the event array's '[' and hand it to the core */
+    int split_hit;     /* ... which the walk just did: the lexer stopped there */
+    uint64_t split_at; /* the input offset past that '[' */
+    int part;          /* a part's reader: elements that need the reader's state are deferred */
+    int handed;        /* the record being mapped was handed to the calling thread */
 } chrome_reader;
 
 /* chrome_parse.c: the tokens' meaning, from the core's JSON lexer. */
@@ -160,6 +167,16 @@ void chrome_parse_free(chrome_reader *r);
 tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len);
 /* End of input. Accepts a document truncated between two events. */
 tconv_status chrome_parse_end(chrome_reader *r);
+/* A new lexer whose next byte is the input's byte at offset, inside the event array: right after
+ * its '[' (expect_value), or right after an element (the next byte is then the ',' before the
+ * next one). -1 when out of memory. */
+int chrome_parse_prime(chrome_reader *r, uint64_t offset, int expect_value);
+
+/* chrome_split.c: the event array, from r->split_at on, read in parts (tconv/split.h); have:
+ * the bytes past the '[' already read. The walk goes on where the core says. */
+tconv_status chrome_split_read(chrome_reader *r, const unsigned char *have, size_t nhave);
+/* A part reader hands the element being mapped to the calling thread; returns 1. */
+int chrome_hand_over(chrome_reader *r, const chrome_record *rec);
 
 /* chrome_errors.c: the message for what the JSON lexer found wrong, in the trace's words. */
 void chrome_error_json(chrome_reader *r, const tconv_json_error *e);
