@@ -1,0 +1,98 @@
+# One input read in parts on several threads (core/split.c): the event array of a Chrome trace
+# cut at any ',' between events, every part read on a worker into a recording or in line, gives
+# the output bytes, the messages on stderr and the exit status of -j 1, which reads it whole:
+# for parts of 1 byte (one event each) up to the whole array, on 2 and 3 threads, with every
+# writer; on traces that hold every kind of event and every state the reader keeps between
+# events (split-gen.py); on traces damaged at places spread over the array (a stray byte, a cut,
+# an unescaped quote, a missing ',', a ',' before ']'), so that the failure lies in every
+# position among the parts; with --strict, -v and gzip input (decompressed on one thread).
+# TCONV_SPLIT_TRACE shows each run read the array in parts, and where a failure made it go on in
+# line.
+source "$(dirname "$0")/lib.sh"
+export TCONV_PLUGIN_PATH=$TEST_PLUGINS
+command -v python3 >/dev/null || {
+    echo "skip: python3 makes the inputs"
+    exit 77
+}
+G=$TMP/in
+mkdir -p "$G"
+python3 "$(dirname "$0")/split-gen.py" "$G"
+gzip -c "$G/kineto.json" >"$G/kineto.json.gz"
+head -c 30000 "$G/kineto.json.gz" >"$G/cut.json.gz" # a gzip stream cut short
+
+ALL_SIZES="1 7 64 997 20000 1000000000"
+FEW_SIZES="1 997 1000000000"
+TRACE=$TMP/trace
+
+# one NAME SIZES JOBS ARGS...: -j 1, then each part size on each -j of JOBS, with the same
+# ARGS; stderr, exit status and output (a file or a directory) must be -j 1's.
+one() {
+    local name=$1 sizes=$2 jobs=$3
+    shift 3
+    local rc out=$TMP/$name
+    set +e
+    timeout 120 "$TCONV" -j 1 "$@" -o "$out.1" >/dev/null 2>"$out.1.err"
+    echo $? >"$out.1.rc"
+    set -e
+    sed -i -e "s#$out.1#OUT#g" -e '/ MB\/s of input$/d' "$out.1.err"
+    for j in $jobs; do
+        for size in $sizes; do
+            local o=$out.$j.$size
+            set +e
+            TCONV_SPLIT_BYTES=$size TCONV_SPLIT_TRACE=$TRACE timeout 120 "$TCONV" -j "$j" "$@" \
+                -o "$o" >/dev/null 2>"$o.err"
+            rc=$?
+            set -e
+            [ "$rc" != 124 ] || fail "$name -j $j, parts of $size: no end after 120 s"
+            sed -i -e "s#$o#OUT#g" -e '/ MB\/s of input$/d' "$o.err"
+            [ "$rc" = "$(cat "$out.1.rc")" ] ||
+                fail "$name -j $j, parts of $size: exit $rc, -j 1 exits $(cat "$out.1.rc")"
+            diff -u "$out.1.err" "$o.err" >&2 || fail "$name -j $j, parts of $size: stderr differs"
+            if [ -e "$out.1" ] || [ -e "$o" ]; then
+                diff -r "$out.1" "$o" >&2 || fail "$name -j $j, parts of $size: output differs"
+            fi
+            rm -rf "$o" "$o.err"
+        done
+    done
+    echo "ok $name (exit $(cat "$out.1.rc"))"
+}
+
+# ---- whole traces: every writer, every cut --------------------------------------------------
+for f in kineto legacy worker1.trace; do
+    for w in pprof text; do
+        one "$f-$w" "$ALL_SIZES" "2 3" -r chrome -w "$w" "$G/$f.json"
+    done
+    for w in folded chrome csv summary otf2; do
+        one "$f-$w" "$FEW_SIZES" "2" -r chrome -w "$w" "$G/$f.json"
+    done
+done
+# Parts of one byte are one event each: thousands of parts, some replayed, some read in line.
+awk '$2 > 2000 && $6 > 100 && $4 > 100 { ok = 1 } END { exit !ok }' "$TRACE" ||
+    fail "no run read thousands of parts, a hundred of them in line and a hundred replayed"
+: >"$TRACE"
+one kineto-v "1 997" "2 3" -v -r chrome -w pprof "$G/kineto.json"
+one kineto-gz "1 997 20000" "2" -r chrome -w folded "$G/kineto.json.gz"
+one kineto-budget "997" "2 3" --jobs-memory 1 -r chrome -w text "$G/kineto.json"
+grep -q "resumed-at\|failed-at" "$TRACE" && fail "a whole trace did not read to its end in parts"
+: >"$TRACE"
+one kineto-strict "1 64 997" "2" --strict -r chrome -w text "$G/kineto.json"
+grep -qv "resumed-at\|failed-at" "$TRACE" && fail "--strict: a bad event did not stop the parts"
+
+# ---- damaged traces: the failure in every position among the parts ---------------------------
+: >"$TRACE"
+for f in "$G"/err-*.json "$G"/cut-between-*.json; do
+    b=$(basename "$f" .json)
+    one "$b" "1 64 997 20000" "2" -r chrome -w text "$f"
+    grep -q "error: .*$b.json:[0-9]*: " "$TMP/$b.1.err" || case $b in cut-*) ;; *)
+        fail "$b: -j 1 gave no error at an offset" ;;
+    esac
+done
+one cut-gz "1 997" "2" -r chrome -w pprof "$G/cut.json.gz"
+grep -q "resumed-at [1-9]" "$TRACE" || fail "no failure was met in a worker's part"
+grep -q "failed-at [1-9]" "$TRACE" || fail "no failure was met in a part read in line"
+
+# ---- small inputs are read whole by default ------------------------------------------------
+: >"$TRACE"
+TCONV_SPLIT_TRACE=$TRACE "$TCONV" -j 2 -r chrome -w pprof -o "$TMP/small.pb.gz" "$G/kineto.json"
+[ ! -s "$TRACE" ] || fail "a 0.3 MB input was read in parts"
+echo "ok small input read whole"
