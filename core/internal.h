@@ -60,6 +60,11 @@ void tconv_json_index_init(tconv_json_index *ix);
  * stop_at_close, nothing after the close of that container is indexed (closed says where). */
 size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
                                int64_t depth, uint64_t *out);
+/* The same, but only the first such ',' at input offset from or later: 1 with its offset in
+ * *at, buf indexed up to it (ix->offset is *at + 1); 0 when buf holds none (all indexed, or up to
+ * the close with stop_at_close). The bytes before from cost no work per structural character. */
+int tconv_json_index_find(tconv_json_index *ix, const unsigned char *buf, size_t len, int64_t depth,
+                          uint64_t from, uint64_t *at);
 
 /* ---- arena: many small copies freed together ---- */
 typedef struct tconv_arena {
