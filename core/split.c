@@ -26,6 +26,7 @@
  * the budget plus one part. */
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -35,7 +36,7 @@ enum { SPLIT_READ = 1 << 20, SPLIT_SPARE = 16 };
 typedef struct split_part {
     unsigned char *buf; /* the input's bytes [off, off + len), from the ',' (or just after the '[')
                          * before the first element to the ',' after the last one */
-    size_t len;
+    size_t len, cap;    /* cap: buf's capacity, for the parts after it to reuse */
     uint64_t off;
     int expect_value; /* the first part: it follows the '[' */
     int state;
@@ -62,21 +63,39 @@ typedef struct split {
     uint64_t held;
     tconv_rec_buf spare[SPLIT_SPARE]; /* event arrays of replayed recordings, to record into */
     size_t nspare;
+    /* Buffers of replayed parts, to read the next parts into: fresh ones cost a page fault per
+     * 4 KiB, a third of the time it took to make a part. */
+    unsigned char *bufs[SPLIT_SPARE];
+    size_t bufcap[SPLIT_SPARE], nbufs;
     pthread_t *threads;
     size_t nthreads;
-    /* The making of parts (calling thread only): the bytes read past the last part, the index
-     * over them, and the separators it found there. */
+    /* The making of parts (calling thread only): the bytes read past the last part, how many of
+     * them the index went over, and the index. */
     unsigned char *carry;
-    size_t ncarry, capcarry;
+    size_t ncarry, capcarry, indexed;
     uint64_t carry_off;
-    uint64_t *seps;
-    size_t nseps, capseps;
-    uint64_t *found;
     tconv_json_index ix;
     int64_t depth;
     int eof;
-    uint64_t inline_parts, replayed; /* for TCONV_SPLIT_TRACE */
+    /* For TCONV_SPLIT_TRACE: parts read in line and replayed, and the seconds the calling
+     * thread spent on each of its tasks (CPU, but wall for the waits) and the workers' CPU. */
+    uint64_t inline_parts, replayed;
+    double t_make, t_inline, t_replay, t_record, t_wait, t_workers;
 } split;
+
+static double split_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double split_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 TCONV_API int tconv_split_possible(tconv_ctx *ctx, tconv_input *in)
 {
@@ -104,15 +123,34 @@ static split_part *split_at(split *sp, uint64_t k)
 
 /* ---- making parts (the calling thread) ----------------------------------------------------- */
 
-/* Indexes the bytes carry[from .. ncarry): their separators at the array's depth go to seps. */
-static void split_index(split *sp, size_t from)
+/* A carry that holds have bytes, with room for a part and the read that ends it: grown by
+ * realloc, a part of 4 MiB was copied three times over while it was read. have is rounded up to
+ * whole reads so that the buffers of a run have one size and each can be reused. */
+static size_t split_room(const split *sp, size_t have)
 {
-    size_t n = sp->ncarry - from;
-    if (!n) return;
-    size_t k = tconv_json_index_commas(&sp->ix, sp->carry + from, n, sp->depth, sp->found);
-    TCONV_GROW(sp->seps, sp->capseps, sp->nseps + k);
-    memcpy(sp->seps + sp->nseps, sp->found, k * sizeof(*sp->seps));
-    sp->nseps += k;
+    uint64_t part = sp->part_bytes < ((uint64_t)64 << 20) ? sp->part_bytes : (uint64_t)64 << 20;
+    size_t reads = (have + SPLIT_READ - 1) / SPLIT_READ;
+    return (reads + 2) * SPLIT_READ + (size_t)part;
+}
+
+/* A buffer for the carry, with room for have bytes and a part: one a replayed part left if it is
+ * large enough. */
+static void split_new_carry(split *sp, size_t have)
+{
+    size_t want = split_room(sp, have);
+    pthread_mutex_lock(&sp->mu);
+    for (size_t i = sp->nbufs; i-- > 0;)
+        if (sp->bufcap[i] >= want) {
+            sp->carry = sp->bufs[i];
+            sp->capcarry = sp->bufcap[i];
+            sp->bufs[i] = sp->bufs[--sp->nbufs];
+            sp->bufcap[i] = sp->bufcap[sp->nbufs];
+            pthread_mutex_unlock(&sp->mu);
+            return;
+        }
+    pthread_mutex_unlock(&sp->mu);
+    sp->carry = tconv_xmalloc(want);
+    sp->capcarry = want;
 }
 
 /* Reads the next bytes of the input into carry; 0 once there are none to read (the array
@@ -128,46 +166,40 @@ static int split_fill(split *sp)
         sp->eof = 1;
         return 0;
     }
-    size_t from = sp->ncarry;
     sp->ncarry += (size_t)n;
-    split_index(sp, from);
     return 1;
 }
 
-/* The next part into p (1), cut at the first separator part_bytes or more past its start, or at
- * the last one before the array's end; 0 when no whole element is left before the end (what is
- * left is the reader's to read in line: the last element and the ']'). */
+/* The next part into p (1), cut at the first separator part_bytes or more past its start; 0
+ * when the array ends (or the input) before one: what is left is the reader's to read in line,
+ * at most a part's bytes and the ']'. */
 static int split_make(split *sp, split_part *p)
 {
-    uint64_t want = sp->carry_off + sp->part_bytes;
-    size_t i = 0;
+    uint64_t want = sp->carry_off + sp->part_bytes, cut;
     for (;;) {
-        while (i < sp->nseps && sp->seps[i] < want)
-            i++;
-        if (i < sp->nseps) break;
-        if (!split_fill(sp)) {
-            if (!sp->nseps) return 0;
-            i = sp->nseps - 1;
-            break;
+        if (sp->indexed < sp->ncarry) {
+            int found = tconv_json_index_find(&sp->ix, sp->carry + sp->indexed,
+                                              sp->ncarry - sp->indexed, sp->depth, want, &cut);
+            sp->indexed = (size_t)(sp->ix.offset - sp->carry_off);
+            if (found) break;
         }
+        if (!split_fill(sp)) return 0;
     }
-    uint64_t cut = sp->seps[i];
     size_t len = (size_t)(cut - sp->carry_off), tail = sp->ncarry - len;
     memset(p, 0, sizeof(*p));
     p->buf = sp->carry;
     p->len = len + 1; /* the ',' too, which the next part begins with as well */
     p->off = sp->carry_off;
     p->expect_value = sp->produced == 0;
+    p->cap = sp->capcarry;
     p->held = sp->capcarry;
-    /* The carry goes on from the cut, which is the next part's first byte. */
-    size_t cap = tail + SPLIT_READ > sp->part_bytes ? tail + SPLIT_READ : (size_t)sp->part_bytes;
-    sp->carry = tconv_xmalloc(cap);
-    sp->capcarry = cap;
+    /* The carry goes on from the cut, which is the next part's first byte, with room for a part
+     * and the read that ends it. */
+    split_new_carry(sp, tail);
     memcpy(sp->carry, p->buf + len, tail);
     sp->ncarry = tail;
+    sp->indexed -= len;
     sp->carry_off = cut;
-    memmove(sp->seps, sp->seps + i + 1, (sp->nseps - i - 1) * sizeof(*sp->seps));
-    sp->nseps -= i + 1;
     p->w = tconv_ctx_new_worker(sp->ctx, sp->ctx->input);
     tconv_ctx_set_input_name(p->w, sp->ctx->input_name);
     return 1;
@@ -200,10 +232,13 @@ static void split_record(split *sp, split_part *p)
     tconv_rec_finish(p->rec, p->st);
 }
 
-/* With mu held: the first part after the calling thread's next that no one has begun. */
+/* With mu held: the last part made that no one has begun, after the calling thread's next. The
+ * workers take parts from the far end of the window and the calling thread reads them in line
+ * from the near end: each reads as much as it has time for, and the parts the calling thread
+ * replays were recorded well before it needs them. */
 static split_part *split_ready(split *sp)
 {
-    for (uint64_t k = sp->next + 1; k < sp->produced; k++)
+    for (uint64_t k = sp->produced; k-- > sp->next + 1;)
         if (split_at(sp, k)->state == PART_READY) return split_at(sp, k);
     return NULL;
 }
@@ -221,6 +256,7 @@ static void split_recorded(split *sp, split_part *p)
 static void *split_worker(void *arg)
 {
     split *sp = arg;
+    double t0 = split_cpu();
     pthread_mutex_lock(&sp->mu);
     while (!sp->stop) {
         split_part *p = split_ready(sp);
@@ -234,6 +270,7 @@ static void *split_worker(void *arg)
         pthread_mutex_lock(&sp->mu);
         split_recorded(sp, p);
     }
+    sp->t_workers += split_cpu() - t0;
     pthread_mutex_unlock(&sp->mu);
     return NULL;
 }
@@ -243,15 +280,21 @@ static void split_release(split *sp, split_part *p)
 {
     tconv_rec_buf buf = tconv_rec_free(p->rec);
     tconv_ctx_free(p->w);
-    free(p->buf);
+    unsigned char *bytes = p->buf;
     pthread_mutex_lock(&sp->mu);
     sp->held -= p->held;
+    if (bytes && sp->nbufs < SPLIT_SPARE) {
+        sp->bufs[sp->nbufs] = bytes;
+        sp->bufcap[sp->nbufs++] = p->cap; /* not held: that counts the recording too */
+        bytes = NULL;
+    }
     if (buf.ev && sp->nspare < SPLIT_SPARE) {
         sp->spare[sp->nspare++] = buf;
         buf.ev = NULL;
     }
     memset(p, 0, sizeof(*p));
     pthread_mutex_unlock(&sp->mu);
+    free(bytes);
     tconv_rec_buf_free(buf);
 }
 
@@ -296,7 +339,9 @@ static int split_loop(split *sp)
         if (split_may_make(sp)) {
             split_part made;
             pthread_mutex_unlock(&sp->mu);
+            double t0 = split_cpu();
             int got = split_make(sp, &made);
+            sp->t_make += split_cpu() - t0;
             pthread_mutex_lock(&sp->mu);
             if (!got) {
                 sp->done = 1;
@@ -315,9 +360,11 @@ static int split_loop(split *sp)
             if (inline_read) p->state = PART_MAIN;
             pthread_mutex_unlock(&sp->mu);
             tconv_status st;
+            double t0 = split_cpu();
             if (inline_read) {
                 sp->inline_parts++;
                 st = sp->d->part_read(sp->d->main, p->buf, p->len, p->off, p->expect_value);
+                sp->t_inline += split_cpu() - t0;
             } else if (p->st != TCONV_OK) {
                 pthread_mutex_lock(&sp->mu);
                 res = SPLIT_RESUME;
@@ -327,6 +374,7 @@ static int split_loop(split *sp)
                 split_defer_at at = {sp, p};
                 tconv_rec_on_defer(p->rec, split_deferred, &at);
                 st = tconv_rec_replay(p->rec, sp->ctx, sp->sink);
+                sp->t_replay += split_cpu() - t0;
             }
             split_release(sp, p);
             pthread_mutex_lock(&sp->mu);
@@ -343,12 +391,16 @@ static int split_loop(split *sp)
         if (q) {
             q->state = PART_BUSY;
             pthread_mutex_unlock(&sp->mu);
+            double t0 = split_cpu();
             split_record(sp, q);
+            sp->t_record += split_cpu() - t0;
             pthread_mutex_lock(&sp->mu);
             split_recorded(sp, q);
             continue;
         }
+        double t0 = split_wall();
         pthread_cond_wait(&sp->cv, &sp->mu);
+        sp->t_wait += split_wall() - t0;
     }
     pthread_mutex_unlock(&sp->mu);
     return res;
@@ -372,12 +424,16 @@ static void split_trace(const split *sp, int how)
     const char *path = getenv("TCONV_SPLIT_TRACE");
     FILE *f = path && *path ? fopen(path, "a") : NULL;
     if (!f) return;
-    fprintf(f, "parts %llu inline %llu replayed %llu %s %llu\n", (unsigned long long)sp->produced,
-            (unsigned long long)sp->inline_parts, (unsigned long long)sp->replayed,
+    fprintf(f,
+            "parts %llu inline %llu replayed %llu %s %llu main: make %.3f inline %.3f replay "
+            "%.3f record %.3f wait %.3f workers %.3f\n",
+            (unsigned long long)sp->produced, (unsigned long long)sp->inline_parts,
+            (unsigned long long)sp->replayed,
             how == SPLIT_GO       ? "done"
             : how == SPLIT_RESUME ? "resumed-at"
                                   : "failed-at",
-            (unsigned long long)sp->next);
+            (unsigned long long)sp->next, sp->t_make, sp->t_inline, sp->t_replay, sp->t_record,
+            sp->t_wait, sp->t_workers);
     fclose(f);
 }
 
@@ -404,17 +460,10 @@ TCONV_API tconv_status tconv_split_array(tconv_ctx *ctx, tconv_input *in, tconv_
     sp->ix.depth = d->depth;
     sp->ix.offset = d->offset;
     sp->ix.stop_at_close = 1;
-    sp->found = tconv_xmalloc(SPLIT_READ * sizeof(*sp->found));
     sp->carry_off = d->offset;
-    sp->capcarry = d->nhave + SPLIT_READ;
-    if (sp->capcarry < sp->part_bytes) sp->capcarry = (size_t)sp->part_bytes;
-    sp->carry = tconv_xmalloc(sp->capcarry);
-    for (size_t at = 0; at < d->nhave; at += SPLIT_READ) {
-        size_t n = d->nhave - at < SPLIT_READ ? d->nhave - at : SPLIT_READ;
-        memcpy(sp->carry + sp->ncarry, d->have + at, n);
-        sp->ncarry += n;
-        split_index(sp, sp->ncarry - n);
-    }
+    split_new_carry(sp, d->nhave);
+    memcpy(sp->carry, d->have, d->nhave);
+    sp->ncarry = d->nhave;
     sp->threads = tconv_xcalloc(threads, sizeof(*sp->threads));
     for (unsigned i = 1; i < threads; i++)
         if (pthread_create(&sp->threads[sp->nthreads], NULL, split_worker, sp) == 0) sp->nthreads++;
@@ -438,11 +487,11 @@ TCONV_API tconv_status tconv_split_array(tconv_ctx *ctx, tconv_input *in, tconv_
         split_release(sp, split_at(sp, j));
     for (size_t i = 0; i < sp->nspare; i++)
         tconv_rec_buf_free(sp->spare[i]);
+    for (size_t i = 0; i < sp->nbufs; i++)
+        free(sp->bufs[i]);
     free(sp->threads);
     free(sp->ring);
     free(sp->carry);
-    free(sp->seps);
-    free(sp->found);
     pthread_cond_destroy(&sp->cv);
     pthread_mutex_destroy(&sp->mu);
     free(sp);

@@ -88,8 +88,8 @@ for f in "$G"/err-*.json "$G"/cut-between-*.json; do
     esac
 done
 one cut-gz "1 997" "2" -r chrome -w pprof "$G/cut.json.gz"
-grep -q "resumed-at [1-9]" "$TRACE" || fail "no failure was met in a worker's part"
-grep -q "failed-at [1-9]" "$TRACE" || fail "no failure was met in a part read in line"
+grep -q "resumed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a worker's part"
+grep -q "failed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a part read in line"
 
 # ---- small inputs are read whole by default ------------------------------------------------
 : >"$TRACE"
