@@ -238,6 +238,7 @@ typedef struct tconv_split_conf {
     uint64_t budget;   /* bytes of parts and their recordings held at once (--jobs-memory) */
     uint64_t part;     /* bytes of input per part */
     uint64_t min_size; /* inputs (their files) smaller than this are read whole */
+    size_t read;       /* bytes asked of the input at a time; 0: 1 MiB */
 } tconv_split_conf;
 
 tconv_ctx *tconv_ctx_new(void);

@@ -713,7 +713,9 @@ static uint64_t run_budget_step(uint64_t budget, unsigned threads)
 
 /* One input read in parts (core/split.c) where no jobs read whole inputs (a single input): by as
  * many threads as -j allows, in parts of 4 MiB, for inputs from 16 MiB on. TCONV_SPLIT_BYTES=N
- * (tests, measurements) reads every input in parts of N bytes. */
+ * (tests, measurements) reads every input in parts of N bytes; TCONV_SPLIT_READ=N (tests) reads
+ * the input N bytes at a time, so that reads end inside strings, escapes and numbers of a small
+ * input too. */
 static void run_split_conf(tconv_run *r, tconv_split_conf *c)
 {
     long n = r->o.jobs ? (long)r->o.jobs : sysconf(_SC_NPROCESSORS_ONLN);
@@ -732,6 +734,8 @@ static void run_split_conf(tconv_run *r, tconv_split_conf *c)
             c->min_size = 0;
         }
     }
+    e = getenv("TCONV_SPLIT_READ");
+    if (e && *e) c->read = (size_t)strtoull(e, NULL, 10);
 }
 
 /* ---- MPI: inputs read by other processes (core/mpi.c) ------------------------------------ */

@@ -52,6 +52,7 @@ typedef struct split {
     tconv_sink *sink;
     const tconv_split_desc *d;
     uint64_t part_bytes, budget;
+    size_t read; /* bytes asked of the input at a time */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     split_part *ring; /* part k is ring[k % window] */
@@ -79,7 +80,7 @@ typedef struct split {
     int eof;
     /* For TCONV_SPLIT_TRACE: parts read in line and replayed, and the seconds the calling
      * thread spent on each of its tasks (CPU, but wall for the waits) and the workers' CPU. */
-    uint64_t inline_parts, replayed;
+    uint64_t inline_parts, replayed, main_records;
     double t_make, t_inline, t_replay, t_record, t_wait, t_workers;
 } split;
 
@@ -159,8 +160,8 @@ static void split_new_carry(split *sp, size_t have)
 static int split_fill(split *sp)
 {
     if (sp->ix.closed != UINT64_MAX || sp->eof) return 0;
-    TCONV_GROW(sp->carry, sp->capcarry, sp->ncarry + SPLIT_READ);
-    ssize_t n = tconv_input_read(sp->in, sp->carry + sp->ncarry, SPLIT_READ);
+    TCONV_GROW(sp->carry, sp->capcarry, sp->ncarry + sp->read);
+    ssize_t n = tconv_input_read(sp->in, sp->carry + sp->ncarry, sp->read);
     if (n <= 0) {
         if (n < 0) tconv_input_reraise(sp->in);
         sp->eof = 1;
@@ -394,6 +395,7 @@ static int split_loop(split *sp)
             double t0 = split_cpu();
             split_record(sp, q);
             sp->t_record += split_cpu() - t0;
+            sp->main_records++;
             pthread_mutex_lock(&sp->mu);
             split_recorded(sp, q);
             continue;
@@ -426,14 +428,14 @@ static void split_trace(const split *sp, int how)
     if (!f) return;
     fprintf(f,
             "parts %llu inline %llu replayed %llu %s %llu main: make %.3f inline %.3f replay "
-            "%.3f record %.3f wait %.3f workers %.3f\n",
+            "%.3f record %.3f (%llu parts) wait %.3f workers %.3f\n",
             (unsigned long long)sp->produced, (unsigned long long)sp->inline_parts,
             (unsigned long long)sp->replayed,
             how == SPLIT_GO       ? "done"
             : how == SPLIT_RESUME ? "resumed-at"
                                   : "failed-at",
             (unsigned long long)sp->next, sp->t_make, sp->t_inline, sp->t_replay, sp->t_record,
-            sp->t_wait, sp->t_workers);
+            (unsigned long long)sp->main_records, sp->t_wait, sp->t_workers);
     fclose(f);
 }
 
@@ -448,6 +450,7 @@ TCONV_API tconv_status tconv_split_array(tconv_ctx *ctx, tconv_input *in, tconv_
     sp->d = d;
     sp->part_bytes = c && c->part ? c->part : 1;
     sp->budget = c ? c->budget : 0;
+    sp->read = c && c->read ? c->read : SPLIT_READ;
     unsigned threads = c && c->threads > 1 ? c->threads : 1;
     /* Two parts per thread: one being read, one read and waiting for its replay. */
     sp->window = 2 * (size_t)threads;

@@ -6,6 +6,7 @@
 # events (split-gen.py); on traces damaged at places spread over the array (a stray byte, a cut,
 # an unescaped quote, a missing ',', a ',' before ']'), so that the failure lies in every
 # position among the parts; with --strict, -v and gzip input (decompressed on one thread).
+# Reads of 1 to 61 bytes at a time put read boundaries everywhere in the array.
 # TCONV_SPLIT_TRACE shows each run read the array in parts, and where a failure made it go on in
 # line.
 source "$(dirname "$0")/lib.sh"
@@ -70,6 +71,12 @@ done
 awk '$2 > 2000 && $6 > 100 && $4 > 100 { ok = 1 } END { exit !ok }' "$TRACE" ||
     fail "no run read thousands of parts, a hundred of them in line and a hundred replayed"
 : >"$TRACE"
+# Reads of a few bytes: every read ends inside a string, an escape, a number, between any two
+# bytes of the array past the reader's first chunk (256 KiB), and the index carries on from one
+# read to the next.
+TCONV_SPLIT_READ=1 one kineto-read1 "1 997" "2" -r chrome -w pprof "$G/kineto.json"
+TCONV_SPLIT_READ=7 one kineto-read7 "1 997" "2 3" -r chrome -w pprof "$G/kineto.json"
+TCONV_SPLIT_READ=61 one legacy-read61 "7 20000" "2 3" -r chrome -w text "$G/legacy.json"
 one kineto-v "1 997" "2 3" -v -r chrome -w pprof "$G/kineto.json"
 one kineto-gz "1 997 20000" "2" -r chrome -w folded "$G/kineto.json.gz"
 one kineto-budget "997" "2 3" --jobs-memory 1 -r chrome -w text "$G/kineto.json"
@@ -88,6 +95,7 @@ for f in "$G"/err-*.json "$G"/cut-between-*.json; do
     esac
 done
 one cut-gz "1 997" "2" -r chrome -w pprof "$G/cut.json.gz"
+TCONV_SPLIT_READ=13 one err-read13 "1 997" "2" -r chrome -w text "$(ls "$G"/err-*.json | head -n 1)"
 grep -q "resumed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a worker's part"
 grep -q "failed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a part read in line"
 
