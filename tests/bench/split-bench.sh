@@ -92,6 +92,7 @@ for j in ${JOBS:-2}; do
             if ($i == "make") make = $(i + 1); if ($i == "inline") tin = $(i + 1)
             if ($i == "replay") trep = $(i + 1); if ($i == "record") trec = $(i + 1)
             if ($i == "wait") wait = $(i + 1); if ($i == "workers") work = $(i + 1)
+            if ($i ~ /^[(]/) mrec = substr($i, 2)
         }
         printf "-j %s: %d parts (%d read in line, %d recorded: %d by the calling thread), last run\n", j, parts, inl, rep, mrec
         printf "  calling thread: make %.3f s, in line %.3f s, replay %.3f s, record %.3f s, waited %.3f s; workers %.3f s CPU\n", make, tin, trep, trec, wait, work
