@@ -261,7 +261,7 @@ static inline int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsig
  * (the driver hands the array to the core, chrome_split.c). */
 static int chrome_split_here(chrome_reader *r)
 {
-    if (!r->split_ok) return 1;
+    if (!r->split_ok || r->split_never) return 1;
     r->split_hit = 1;
     r->split_at = r->tok_end;
     return 0;
@@ -510,7 +510,13 @@ tconv_status chrome_parse_end(chrome_reader *r)
     /* The lexer completes a number cut by the end; a string still open is a truncation,
      * decided below. */
     int after_key = 0;
-    if (tconv_json_end(r->lex)) {
+    /* A long token the lexer held in its carry is completed here, and what follows it in the
+     * carry lexed with it: an event array that begins there is read in line, the input being
+     * all read already. */
+    r->split_never = 1;
+    int end = tconv_json_end(r->lex);
+    r->split_never = 0;
+    if (end) {
         const tconv_json_error *e = tconv_json_error_get(r->lex);
         if (e->code != TCONV_JSON_ERR_TRUNCATED && e->code != TCONV_JSON_ERR_EMPTY) {
             chrome_error_json(r, e);

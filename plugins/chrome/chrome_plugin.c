@@ -67,7 +67,9 @@ static tconv_status chrome_read_all(chrome_reader *r)
             tconv_json_set_offset(r->lex, 3);
         }
         first = 0;
-        if (chrome_parse_chunk(r, p, got) == TCONV_FATAL) {
+        /* The lexer may take the '[' and its stop as the last token of a long one it completed
+         * from its carry, and answer as if it went on: split_hit says the walk stopped. */
+        if (chrome_parse_chunk(r, p, got) == TCONV_FATAL || r->split_hit) {
             if (!r->split_hit) goto out;
             /* The walk stopped at the event array's '[': the array goes to the core in parts,
              * and the walk goes on after it from the input's next bytes. */

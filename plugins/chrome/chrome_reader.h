@@ -155,6 +155,7 @@ typedef struct chrome_reader {
     /* Reading the event array in parts (tconv/split.h, chrome_split.c). */
     int split_ok;      /* stop at the event array's '[' and hand it to the core */
     int split_hit;     /* ... which the walk just did: the lexer stopped there */
+    int split_never;   /* the lexer is finishing at the input's end: read the array in line */
     uint64_t split_at; /* the input offset past that '[' */
     int part;          /* a part's reader: elements that need the reader's state are deferred */
     int handed;        /* the record being mapped was handed to the calling thread */

@@ -85,6 +85,19 @@ grep -q "resumed-at\|failed-at" "$TRACE" && fail "a whole trace did not read to 
 one kineto-strict "1 64 997" "2" --strict -r chrome -w text "$G/kineto.json"
 grep -qv "resumed-at\|failed-at" "$TRACE" && fail "--strict: a bad event did not stop the parts"
 
+# A key longer than the reader's chunk just before the array: the lexer completes it from its
+# carry, at the input's end or in the next chunk, with the '[' after it.
+for n in 300000 600000; do
+    python3 -c "
+import sys
+ev = '{\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 1, \"name\": \"e\"}'
+sys.stdout.write('{\"' + 'k' * $n + '\": 1, \"traceEvents\": [' + ', '.join(ev % i for i in range(3000)) + ']}')
+" >"$G/longkey-$n.json"
+    one "longkey-$n" "1 997" "2" -r chrome -w text "$G/longkey-$n.json"
+done
+printf '{"%s": 1, "traceEvents": []}' "$(head -c 300000 /dev/zero | tr '\0' k)" >"$G/longkey-empty.json"
+one longkey-empty "1" "2" -r chrome -w text "$G/longkey-empty.json"
+
 # ---- damaged traces: the failure in every position among the parts ---------------------------
 : >"$TRACE"
 for f in "$G"/err-*.json "$G"/cut-between-*.json; do
