@@ -62,6 +62,8 @@ static void cli_usage(FILE *f, const tconv_host *h)
           "                        rest (then 'N of M inputs failed', exit 1)\n"
           "  -j, --jobs N          read up to N inputs at once on N threads (default: the\n"
           "                        online CPUs, at most the inputs; 1: one after another);\n"
+          "                        one JSON trace of 16 MiB or more, alone, is read in parts\n"
+          "                        on N threads (a .gz one is decompressed on one thread);\n"
           "                        the output is the same for every N\n"
           "      --jobs-memory SIZE  most memory the inputs read ahead may hold at once\n"
           "                        (suffixes K M G T; default a quarter of the memory; 0: no\n"

@@ -123,6 +123,9 @@ struct tconv_ctx {
      * NULL: no one. */
     const struct tconv_ctx_observer *obs;
     void *obs_user;
+    /* While the calling thread reads an input in line with threads to spare: how it may read a
+     * JSON array of it in parts (core/parallel/split.c, which defines it). NULL: it may not. */
+    const struct tconv_split_conf *split;
 };
 
 /* What an observer of a context is told: the changes a reader makes to it besides its events
@@ -141,6 +144,9 @@ typedef struct tconv_ctx_observer {
 void tconv_ctx_observe(tconv_ctx *ctx, const tconv_ctx_observer *obs, void *user);
 
 tconv_ctx *tconv_ctx_new(void);
+/* A worker's context (tconv -j, a part of one input): what run tells readers (verbosity, args
+ * wanted, the interrupt flag, ...), nothing of its tables; its input index is index. */
+tconv_ctx *tconv_ctx_new_worker(const tconv_ctx *run, uint32_t index);
 void tconv_ctx_free(tconv_ctx *ctx);
 void tconv_ctx_set_input(tconv_ctx *ctx, uint32_t input);
 /* The name of the input being read, for messages that must name it after it is closed. */

@@ -23,6 +23,19 @@ tconv_ctx *tconv_ctx_new(void)
     return ctx;
 }
 
+tconv_ctx *tconv_ctx_new_worker(const tconv_ctx *run, uint32_t index)
+{
+    tconv_ctx *w = tconv_ctx_new();
+    tconv_ctx_set_verbosity(w, run->verbosity);
+    w->all_spans = run->all_spans;
+    w->ignore_args = run->ignore_args;
+    w->gpu_attribute = run->gpu_attribute;
+    w->need_corr = run->need_corr;
+    w->interrupt = run->interrupt;
+    w->input = index;
+    return w;
+}
+
 static void ctx_free_stypes(tconv_ctx *ctx)
 {
     for (size_t i = 0; i < ctx->nstypes; i++) {

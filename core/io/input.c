@@ -72,6 +72,12 @@ struct tconv_input {
     size_t map_pos, map_len;
     size_t map_kept; /* below it the pages are let go of (INPUT_MAP_KEEP) */
     int map_tried;
+
+    /* Bytes read once and given back (tconv_input_unread): read again before anything else. */
+    unsigned char *back;
+    size_t back_pos, back_len;
+    int reraise;   /* the failure was taken off the context: say it again at the next read */
+    uint64_t size; /* of the file, when regular */
 };
 
 /* Producing side: describe a failure; the reading side reports it (input_raise). */
@@ -388,6 +394,7 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
     in->fd = fd;
     struct stat st;
     in->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    in->size = in->regular ? (uint64_t)st.st_size : 0;
     in->index = index;
     in->limit = limit;
     atomic_init(&in->raw_seen, 0);
@@ -433,7 +440,34 @@ void tconv_input_close(tconv_input *in)
     free(in->raw);
     free(in->buf);
     free(in->lbuf);
+    free(in->back);
     free(in);
+}
+
+void tconv_input_unread(tconv_input *in, const void *bytes, size_t n)
+{
+    size_t left = in->back_len - in->back_pos;
+    unsigned char *b = tconv_xmalloc(left + n + 1);
+    memcpy(b, bytes, n);
+    if (left) memcpy(b + n, in->back + in->back_pos, left);
+    free(in->back);
+    in->back = b;
+    in->back_pos = 0;
+    in->back_len = left + n;
+    in->offset -= n;
+}
+
+void tconv_input_reraise(tconv_input *in)
+{
+    if (in->failed && in->why[0]) {
+        in->reraise = 1;
+        tconv_error_clear(in->ctx);
+    }
+}
+
+uint64_t tconv_input_file_size(const tconv_input *in)
+{
+    return in->size;
 }
 
 /* Plain input, nothing buffered: one read into dst. */
@@ -464,7 +498,16 @@ static ssize_t input_read_direct(tconv_input *in, void *dst, size_t cap)
 static ssize_t input_take(tconv_input *in, const unsigned char **src, size_t cap, int view)
 {
     size_t n;
-    if (in->pos < in->len) {
+    if (in->reraise && in->back_pos == in->back_len) {
+        in->reraise = 0;
+        return input_raise(in);
+    }
+    if (in->back_pos < in->back_len) {
+        *src = in->back + in->back_pos; /* given back (tconv_input_unread) */
+        n = in->back_len - in->back_pos;
+        if (n > cap) n = cap;
+        in->back_pos += n;
+    } else if (in->pos < in->len) {
         *src = in->buf + in->pos;
         n = in->len - in->pos;
         if (n > cap) n = cap;
@@ -512,7 +555,7 @@ TCONV_API ssize_t tconv_input_read(tconv_input *in, void *dst, size_t cap)
 {
     /* Plain input read in large pieces goes straight to the reader's buffer. */
     if (in->pos == in->len && !in->ra && !in->map && !in->gz && cap >= INPUT_RAW_CAP / 4 &&
-        in->raw_pos == in->raw_len && !in->raw_eof && !in->failed)
+        in->raw_pos == in->raw_len && !in->raw_eof && !in->failed && in->back_pos == in->back_len)
         return input_read_direct(in, dst, cap);
     const unsigned char *src = NULL;
     ssize_t n = input_take(in, &src, cap, 0);

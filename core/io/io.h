@@ -14,6 +14,15 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
 tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
                                         uint64_t offset, uint64_t raw_offset);
 void tconv_input_close(tconv_input *in);
+/* Gives n bytes read from in back to it: tconv_input_read returns them next, and the offset
+ * counts them again (core/parallel/split.c reads ahead of the reader it resumes). */
+void tconv_input_unread(tconv_input *in, const void *bytes, size_t n);
+/* A read of in failed ahead of the reader (core/parallel/split.c): the failure is taken off the
+ * context and said again when the reader's read reaches it, which a reader that stops earlier
+ * never does, as when it reads the input itself. */
+void tconv_input_reraise(tconv_input *in);
+/* The file's size when it is a regular file (compressed or not), else 0. */
+uint64_t tconv_input_file_size(const tconv_input *in);
 /* The name for messages from now on (the harness names an input by what the test calls it). */
 void tconv_input_set_name(tconv_input *in, const char *name);
 

@@ -55,6 +55,15 @@ int tconv_rec_event(tconv_rec *rec, const tconv_event *e);
 void tconv_rec_mute(tconv_rec *rec, int on);
 /* Events recorded so far. */
 uint64_t tconv_rec_count(const tconv_rec *rec);
+/* A part of an input (core/parallel/split.c): the element at [offset, offset + len) is the
+ * calling thread's to read when the replay reaches this point, through fn (TCONV_FATAL stops
+ * the replay). */
+void tconv_rec_defer(tconv_rec *rec, uint64_t offset, uint64_t len);
+void tconv_rec_on_defer(tconv_rec *rec,
+                        tconv_status (*fn)(void *user, uint64_t offset, uint64_t len), void *user);
+/* What the recording holds in memory now: its events and their copies, steps, the worker's
+ * strings. */
+uint64_t tconv_rec_bytes(const tconv_rec *rec);
 /* The reader returned st (its error, if any, on the worker's context). */
 void tconv_rec_finish(tconv_rec *rec, tconv_status st);
 /* Does it all again to ctx (whose current input is the recorded one's) and sink. Returns what
@@ -96,6 +105,16 @@ int tconv_jobs_release(tconv_jobs *j, uint64_t bytes, uint64_t keep);
 /* Abandons what is left, joins the threads, and frees the results not taken with drop. */
 void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result));
 
+/* ---- one input read in parts (core/parallel/split.c) ---- */
+/* How one input may be read in parts, set by the run (ctx->split while it reads in line). */
+typedef struct tconv_split_conf {
+    unsigned threads;  /* in all, the calling thread's included */
+    uint64_t budget;   /* bytes of parts and their recordings held at once (--jobs-memory) */
+    uint64_t part;     /* bytes of input per part */
+    uint64_t min_size; /* inputs (their files) smaller than this are read whole */
+    size_t read;       /* bytes asked of the input at a time; 0: 1 MiB */
+} tconv_split_conf;
+
 /* The lowest memory limit of the process's cgroups, in bytes; 0 when none is known
  * (core/memlimit.c). */
 uint64_t tconv_cgroup_memory_limit(void);
@@ -105,6 +124,8 @@ uint64_t tconv_cgroup_memory_limit(void);
  * the recording; the checks against the other inputs are made when it is replayed. abandon
  * nonzero ends the read. */
 tconv_sink *tconv_sink_new_recording(tconv_ctx *wctx, tconv_rec *rec, const atomic_int *abandon);
+/* The recording of a recording sink; NULL for any other sink. */
+tconv_rec *tconv_sink_recording(const tconv_sink *sink);
 /* A whole sink along the run's plan whose writer sums the samples, and whose metadata goes to
  * the recording. */
 tconv_sink *tconv_sink_new_partial(tconv_ctx *wctx, const tconv_plan *run,

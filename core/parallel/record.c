@@ -262,6 +262,28 @@ static void rec_launchstacks(void *user, int64_t tolerance_ns)
     rec_op_add(rec, REC_LAUNCH)->b = tolerance_ns;
 }
 
+void tconv_rec_defer(tconv_rec *rec, uint64_t offset, uint64_t len)
+{
+    rec_sync(rec); /* what the reader made of the element before it deferred it comes first */
+    rec_op *op = rec_op_add(rec, REC_DEFER);
+    op->b = (int64_t)offset;
+    op->p = (void *)(uintptr_t)len;
+}
+
+void tconv_rec_on_defer(tconv_rec *rec,
+                        tconv_status (*fn)(void *user, uint64_t offset, uint64_t len), void *user)
+{
+    rec->defer = fn;
+    rec->defer_user = user;
+}
+
+uint64_t tconv_rec_bytes(const tconv_rec *rec)
+{
+    return rec_grown(rec) + rec->capops * sizeof(rec_op) + rec->w->strings.arena.total +
+           rec->w->strings.cap * (sizeof(char *) + 2 * sizeof(uint32_t)) +
+           rec->w->strings.nslots * sizeof(uint32_t);
+}
+
 void tconv_rec_finish(tconv_rec *rec, tconv_status st)
 {
     rec_sync(rec); /* strings and tracks made after the last event still take their ids */
@@ -366,8 +388,15 @@ tconv_status tconv_rec_replay(tconv_rec *rec, tconv_ctx *ctx, tconv_sink *sink)
     /* A partial result: its counts, once the metadata before the sums is in; then the sums. */
     uint64_t sums_at = rec->part ? rec->part->sums_at : UINT64_MAX;
     for (size_t k = 0;; k++) {
-        for (; op < rec->nops && rec->ops[op].at == k; op++)
-            rec_apply(rec, ctx, &rec->ops[op]);
+        for (; op < rec->nops && rec->ops[op].at == k; op++) {
+            const rec_op *o = &rec->ops[op];
+            if (o->type != REC_DEFER) {
+                rec_apply(rec, ctx, o);
+            } else if (!rec->defer || rec->defer(rec->defer_user, (uint64_t)o->b,
+                                                 (uint64_t)(uintptr_t)o->p) == TCONV_FATAL) {
+                return TCONV_FATAL;
+            }
+        }
         if (k == sums_at &&
             tconv_sink_partial_begin(sink, rec->part, rec->tmap, rec->ntmap) == TCONV_FATAL)
             return TCONV_FATAL;

@@ -12,7 +12,10 @@ enum {
     REC_LAUNCH,   /* tconv_launchstacks_declare(b) */
     REC_WARNING,  /* tconv_warning_add of the worker's warning kind a */
     REC_NOTICE,   /* a notice of level a, text p */
-    REC_LANE      /* tconv_track_lane(a, b) */
+    REC_LANE,     /* tconv_track_lane(a, b) */
+    REC_DEFER /* a part of an input (core/parallel/split.c): the main thread reads the element at
+               * input offset b, of length (uintptr_t)p, in its place. Never sent between
+               * processes: parts are read by threads of one. */
 };
 
 /* An event as recorded: a tconv_event without the fields the replay sets (input, seq) and with
@@ -54,6 +57,9 @@ struct tconv_rec {
     int given_up;
     int mute;            /* tconv_rec_mute: warnings and sample types not recorded */
     tconv_partial *part; /* a partial result (pipeline.h), or NULL */
+    /* REC_DEFER's element, read on the main thread when the replay reaches it */
+    tconv_status (*defer)(void *user, uint64_t offset, uint64_t len);
+    void *defer_user;
     /* replay: worker id -> run id, and how much of each is filled */
     tconv_str *smap;
     uint32_t *tmap;

@@ -60,6 +60,11 @@ tconv_sink *tconv_sink_new_recording(tconv_ctx *wctx, tconv_rec *rec, const atom
     return &s->sink;
 }
 
+tconv_rec *tconv_sink_recording(const tconv_sink *sink)
+{
+    return sink->ops == &rec_sink_ops ? ((const rec_sink *)sink)->rec : NULL;
+}
+
 /* ---- the partial sink ------------------------------------------------------------------------ */
 
 /* The writer of a worker's partial sink, and what it needs. */

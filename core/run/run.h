@@ -36,9 +36,10 @@ struct tconv_run {
     uint32_t tried;         /* inputs opened to be read: read, failed, of unknown format */
     unsigned char *read_ok; /* per input index: read to its end without failing */
     size_t nread_ok;
-    tconv_mpi *mpi;        /* one of the processes of an MPI run, or NULL */
-    tconv_plan plan;       /* what the run needs (core/pipeline/plan.c) */
-    tconv_collective coll; /* the writers' service, under the plan's collective writing */
+    tconv_mpi *mpi;         /* one of the processes of an MPI run, or NULL */
+    tconv_plan plan;        /* what the run needs (core/pipeline/plan.c) */
+    tconv_collective coll;  /* the writers' service, under the plan's collective writing */
+    tconv_split_conf split; /* an input read in line may be read in parts (core/parallel/split.c) */
     /* MPI, rank 0: the output, the run's status and whether it is the caller's mistake, held
      * until every rank said whether a signal stopped it (run_mpi_settle) */
     tconv_output *held;
@@ -133,6 +134,8 @@ void run_job_unpartial(run_job *j, tconv_sink *sink);
 unsigned run_threads(const tconv_run *r, size_t ninputs);
 uint64_t run_jobs_memory(const tconv_run *r);
 uint64_t run_budget_step(uint64_t budget, unsigned threads);
+/* How the one input of a run without jobs may be read in parts (core/parallel/split.c). */
+void run_split_conf(const tconv_run *r, tconv_split_conf *c);
 
 /* ---- run_mpi.c ---- */
 /* An MPI run's one outcome, once every rank said whether a signal stopped it. */

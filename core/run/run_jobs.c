@@ -1,6 +1,7 @@
 /* -j: inputs read ahead on worker threads (core/parallel/jobs.c), each into a recording with a
  * context of its own (core/parallel/record.c), or a partial result where the plan allows it;
  * the reader loop (core/run/run_read.c) takes them in input order. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,21 +72,6 @@ static int run_concurrent(const tconv_reader_class *rc)
     return TCONV_CLASS_HAS(rc, flags) && (rc->flags & TCONV_READER_CONCURRENT);
 }
 
-/* The worker's context: what the run's context tells readers, nothing of its tables. */
-static tconv_ctx *run_job_ctx(const tconv_run *r, uint32_t index)
-{
-    const tconv_ctx *ctx = r->ctx;
-    tconv_ctx *w = tconv_ctx_new();
-    tconv_ctx_set_verbosity(w, ctx->verbosity);
-    w->all_spans = ctx->all_spans;
-    w->ignore_args = ctx->ignore_args;
-    w->gpu_attribute = ctx->gpu_attribute;
-    w->need_corr = ctx->need_corr;
-    w->interrupt = ctx->interrupt;
-    w->input = index;
-    return w;
-}
-
 void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_int *abandon)
 {
     run_par *p = user;
@@ -99,7 +85,7 @@ void *run_job_read(void *user, size_t k, tconv_jobs *jobs, const atomic_int *aba
     if (strcmp(it->path, "-") == 0 || stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return j;
     /* The input's index is not known yet (inputs skipped before it do not count): the worker's
      * own is its position, and the replay gives its events and tracks the real one. */
-    j->ctx = run_job_ctx(r, (uint32_t)k);
+    j->ctx = tconv_ctx_new_worker(r->ctx, (uint32_t)k);
     j->in = tconv_input_open(j->ctx, it->path, (uint32_t)k, r->o.max_input_size);
     if (!j->in) goto direct;
     size_t hlen;
@@ -172,4 +158,31 @@ uint64_t run_budget_step(uint64_t budget, unsigned threads)
     if (step < ((uint64_t)64 << 10)) step = (uint64_t)64 << 10;
     if (step > ((uint64_t)4 << 20)) step = (uint64_t)4 << 20;
     return step;
+}
+
+/* One input read in parts where no jobs read whole inputs (a single input): by as many threads
+ * as -j allows, in parts of 4 MiB, for inputs from 16 MiB on. TCONV_SPLIT_BYTES=N (tests,
+ * measurements) reads every input in parts of N bytes; TCONV_SPLIT_READ=N (tests) reads the
+ * input N bytes at a time, so that reads end inside strings, escapes and numbers of a small
+ * input too. */
+void run_split_conf(const tconv_run *r, tconv_split_conf *c)
+{
+    long n = r->o.jobs ? (long)r->o.jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    *c = (tconv_split_conf){0};
+    if (n < 2) return;
+    c->threads = (unsigned)n;
+    c->budget = run_jobs_memory(r);
+    c->part = (uint64_t)4 << 20;
+    c->min_size = (uint64_t)16 << 20;
+    const char *e = getenv("TCONV_SPLIT_BYTES");
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (!*end && v) {
+            c->part = v;
+            c->min_size = 0;
+        }
+    }
+    e = getenv("TCONV_SPLIT_READ");
+    if (e && *e) c->read = (size_t)strtoull(e, NULL, 10);
 }

@@ -246,8 +246,10 @@ static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_i
         tconv_sampletypes_save(ctx, &types);
         tconv_sink_stage_begin(sink);
     }
+    ctx->split = !recorded && r->split.threads > 1 ? &r->split : NULL;
     tconv_status st =
         recorded ? tconv_rec_replay(job->rec, ctx, sink) : rc->read(ctx, in, &ro, sink);
+    ctx->split = NULL;
     if (st == TCONV_OK && tconv_sink_accepted(sink) == events_before) {
         run_misread_check(r, in, rc, &mis);
         if (tconv_error_pending(ctx)) st = TCONV_FATAL;
@@ -302,6 +304,8 @@ tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in_finish
         par.step = run_budget_step(budget, threads);
         jobs = tconv_jobs_start(inputs.n, threads, budget, run_job_read, &par);
     }
+    /* No jobs (one input): the threads may read the input in parts instead. */
+    if (!jobs && !r->mpi) run_split_conf(r, &r->split);
     tconv_status st = TCONV_OK;
     run_coll_state cs = {UINT64_MAX, NULL, 0, NULL};
     if (r->plan.collective) {

@@ -147,48 +147,121 @@ void tconv_json_index_init(tconv_json_index *ix)
 {
     memset(ix, 0, sizeof(*ix));
     ix->path = tconv_json_scan_current();
+    ix->closed = UINT64_MAX;
+}
+
+/* The bytes inside strings of the block b, given which quotes an odd backslash run escapes. */
+static uint64_t jix_inside(tconv_json_index *ix, const jix_block *b, size_t n, int clmul)
+{
+    /* A quote escaped by the block before's last backslashes is at bit 0. */
+    uint64_t esc = jix_escaped(b->bslash, &ix->escaped);
+    /* A short block (the end of buf): whether the next byte is escaped is bit n. */
+    if (n < 64) ix->escaped = (esc >> n) & 1;
+    uint64_t quote = b->quote & ~esc;
+    uint64_t inside;
+#if JIX_X86
+    if (clmul)
+        inside = jix_prefix_xor_clmul(quote);
+    else
+#endif
+        inside = jix_prefix_xor(quote);
+    (void)clmul;
+    inside ^= ix->in_string;
+    ix->in_string = (uint64_t)((int64_t)inside >> 63);
+    return inside;
+}
+
+static void jix_classify(const tconv_json_index *ix, const unsigned char *p, size_t n, jix_block *b)
+{
+#if JIX_X86
+    if (n == 64 && ix->path == TCONV_JSON_SCAN_AVX2)
+        jix_classify_avx2(p, b);
+    else if (n == 64 && ix->path == TCONV_JSON_SCAN_SSE2)
+        jix_classify_sse2(p, b);
+    else
+#endif
+        jix_classify_bytes(p, n, b);
+}
+
+static int jix_clmul(const tconv_json_index *ix)
+{
+#if JIX_X86
+    return ix->path == TCONV_JSON_SCAN_AVX2 && __builtin_cpu_supports("pclmul");
+#else
+    (void)ix;
+    return 0;
+#endif
+}
+
+int tconv_json_index_find(tconv_json_index *ix, const unsigned char *buf, size_t len, int64_t depth,
+                          uint64_t from, uint64_t *at)
+{
+    if (ix->closed != UINT64_MAX) return 0;
+    int clmul = jix_clmul(ix);
+    for (size_t pos = 0; pos < len; pos += 64) {
+        size_t n = len - pos < 64 ? len - pos : 64;
+        uint64_t base = ix->offset + pos;
+        jix_block b;
+        jix_classify(ix, buf + pos, n, &b);
+        uint64_t inside = jix_inside(ix, &b, n, clmul);
+        uint64_t open = b.open & ~inside, close = b.close & ~inside;
+        /* Before from, only the depth matters: counted, unless a close might end the array. */
+        int64_t closes = __builtin_popcountll(close);
+        if (base + n <= from && !(ix->stop_at_close && ix->depth - closes < depth)) {
+            ix->depth += __builtin_popcountll(open) - closes;
+            continue;
+        }
+        uint64_t marks = open | close | (b.comma & ~inside);
+        for (; marks; marks &= marks - 1) {
+            uint64_t bit = marks & -marks;
+            uint64_t off = base + (uint64_t)__builtin_ctzll(bit);
+            if (open & bit) {
+                ix->depth++;
+            } else if (close & bit) {
+                if (ix->stop_at_close && ix->depth == depth) {
+                    ix->closed = off;
+                    ix->offset += len;
+                    return 0;
+                }
+                ix->depth--;
+            } else if (ix->depth == depth && off >= from) {
+                /* Indexed up to this ',', outside any string. */
+                *at = off;
+                ix->offset = off + 1;
+                ix->in_string = 0;
+                ix->escaped = 0;
+                return 1;
+            }
+        }
+    }
+    ix->offset += len;
+    return 0;
 }
 
 size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
                                int64_t depth, uint64_t *out)
 {
     size_t nout = 0;
-#if JIX_X86
-    int clmul = ix->path == TCONV_JSON_SCAN_AVX2 && __builtin_cpu_supports("pclmul");
-#endif
+    if (ix->closed != UINT64_MAX) return 0;
+    int clmul = jix_clmul(ix);
     for (size_t at = 0; at < len; at += 64) {
         size_t n = len - at < 64 ? len - at : 64;
         jix_block b;
-#if JIX_X86
-        if (n == 64 && ix->path == TCONV_JSON_SCAN_AVX2)
-            jix_classify_avx2(buf + at, &b);
-        else if (n == 64 && ix->path == TCONV_JSON_SCAN_SSE2)
-            jix_classify_sse2(buf + at, &b);
-        else
-#endif
-            jix_classify_bytes(buf + at, n, &b);
-        /* A quote escaped by the block before's last backslashes is at bit 0. */
-        uint64_t esc = jix_escaped(b.bslash, &ix->escaped);
-        /* A short block (the end of buf): whether the next byte is escaped is bit n. */
-        if (n < 64) ix->escaped = (esc >> n) & 1;
-        uint64_t quote = b.quote & ~esc;
-        uint64_t inside;
-#if JIX_X86
-        if (clmul)
-            inside = jix_prefix_xor_clmul(quote);
-        else
-#endif
-            inside = jix_prefix_xor(quote);
-        inside ^= ix->in_string;
-        ix->in_string = (uint64_t)((int64_t)inside >> 63);
+        jix_classify(ix, buf + at, n, &b);
+        uint64_t inside = jix_inside(ix, &b, n, clmul);
         uint64_t marks = (b.open | b.close | b.comma) & ~inside;
         for (; marks; marks &= marks - 1) {
             uint64_t bit = marks & -marks;
-            if (b.open & bit)
+            if (b.open & bit) {
                 ix->depth++;
-            else if (b.close & bit)
+            } else if (b.close & bit) {
+                if (ix->stop_at_close && ix->depth == depth) {
+                    ix->closed = ix->offset + at + (uint64_t)__builtin_ctzll(bit);
+                    ix->offset += len;
+                    return nout;
+                }
                 ix->depth--;
-            else if (ix->depth == depth)
+            } else if (ix->depth == depth)
                 out[nout++] = ix->offset + at + (uint64_t)__builtin_ctzll(bit);
         }
     }

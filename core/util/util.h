@@ -63,14 +63,25 @@ typedef struct tconv_json_index {
     int64_t depth;      /* containers open */
     uint64_t offset;    /* bytes indexed so far */
     int path;           /* TCONV_JSON_SCAN_* */
+    /* Set by the caller: stop at the ']' or '}' that closes the container whose elements are
+     * counted (core/parallel/split.c reads one array in parts, and what follows it is not
+     * elements). */
+    int stop_at_close;
+    uint64_t closed; /* the input offset of that byte once met; UINT64_MAX before */
 } tconv_json_index;
 void tconv_json_index_init(tconv_json_index *ix);
 /* Index buf[0 .. len), the next bytes of the input: the input offsets of the ',' outside
  * strings at nesting depth depth (those between the elements of a container opened at depth
  * - 1: depth 1 for a bare event array, 2 for "traceEvents" in the trace object) go to out, which
- * has room for len of them; returns how many. Exact on valid JSON; no grammar check. */
+ * has room for len of them; returns how many. Exact on valid JSON; no grammar check. With
+ * stop_at_close, nothing after the close of that container is indexed (closed says where). */
 size_t tconv_json_index_commas(tconv_json_index *ix, const unsigned char *buf, size_t len,
                                int64_t depth, uint64_t *out);
+/* The same, but only the first such ',' at input offset from or later: 1 with its offset in
+ * *at, buf indexed up to it (ix->offset is *at + 1); 0 when buf holds none (all indexed, or up to
+ * the close with stop_at_close). The bytes before from cost no work per structural character. */
+int tconv_json_index_find(tconv_json_index *ix, const unsigned char *buf, size_t len, int64_t depth,
+                          uint64_t from, uint64_t *at);
 
 /* ---- bytes one process sends another (core/wire.h) ---- */
 typedef struct tconv_wire tconv_wire;

@@ -10,6 +10,7 @@
 #include "map.h"
 #include "plugin.h"
 #include "spanwalk.h"
+#include "split.h"
 #include "stacktab.h"
 #include "steps.h"
 #include "utf8.h"

@@ -197,6 +197,8 @@ static tconv_status chrome_process_track(chrome_reader *r, const chrome_record *
     if (!f) return chrome_oom_status(r);
     if (*f & CHROME_TF_HOST) return TCONV_OK;
     *f |= CHROME_TF_HOST;
+    /* Whether this is the track's first event is the calling thread's to know. */
+    if (r->part) return chrome_hand_over(r, rec), TCONV_OK;
     tconv_event meta = TCONV_EVENT_INIT;
     meta.kind = TCONV_EV_METADATA;
     meta.track = *track;
@@ -205,12 +207,17 @@ static tconv_status chrome_process_track(chrome_reader *r, const chrome_record *
     return chrome_push(r, &meta);
 }
 
-static void chrome_set_kind(chrome_reader *r, uint32_t track, tconv_track_kind kind)
+/* The first kind given to a track stays. 1 when a part's reader handed the element over instead
+ * (that it is the first is the calling thread's to know): the caller maps nothing more of it. */
+static int chrome_set_kind(chrome_reader *r, const chrome_record *rec, uint32_t track,
+                           tconv_track_kind kind)
 {
     uint8_t *f = chrome_tflags(r, track);
-    if (f && (*f & CHROME_TF_KIND)) return;
-    tconv_track_set_kind(r->ctx, track, kind);
+    if (f && (*f & CHROME_TF_KIND)) return 0;
     if (f) *f |= CHROME_TF_KIND;
+    if (r->part) return chrome_hand_over(r, rec);
+    tconv_track_set_kind(r->ctx, track, kind);
+    return 0;
 }
 
 /* GPU activity in Kineto (CUDA, ROCm, MTIA) lives on one track per stream or queue. */
@@ -472,7 +479,8 @@ static tconv_status chrome_span_event(chrome_reader *r, const chrome_record *rec
     ev.role = (uint16_t)chrome_role(r, &ev);
     if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
     ev.args = ev.nargs ? r->targs : NULL;
-    if (chrome_is_gpu(rec, ev.role)) chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
+    if (chrome_is_gpu(rec, ev.role) && chrome_set_kind(r, rec, ev.track, TCONV_TRACK_GPU))
+        return TCONV_OK;
     if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
     return ph == 'E' ? TCONV_OK : chrome_flow_v2(r, rec, &ev);
 }
@@ -490,10 +498,20 @@ tconv_status chrome_emit_flat(chrome_reader *r, const chrome_flat *f)
     ev.name = f->name ? chrome_intern(r, f->name, f->nlen) : 0;
     ev.cat = f->cat ? chrome_intern(r, f->cat, f->clen) : 0;
     ev.role = (uint16_t)chrome_role(r, &ev);
-    /* chrome_is_gpu */
+    /* chrome_is_gpu; in a part, a track's first kind is the calling thread's to give, as
+     * chrome_set_kind hands over a record. */
     if (tconv_role_is_gpu(ev.role) || ev.role == TCONV_ROLE_GPU_ANNOTATION ||
-        (f->tid_string && f->tlen > 7 && memcmp(f->tid, "stream ", 7) == 0))
-        chrome_set_kind(r, ev.track, TCONV_TRACK_GPU);
+        (f->tid_string && f->tlen > 7 && memcmp(f->tid, "stream ", 7) == 0)) {
+        uint8_t *tf = chrome_tflags(r, ev.track);
+        if (!tf || !(*tf & CHROME_TF_KIND)) {
+            if (tf) *tf |= CHROME_TF_KIND;
+            if (r->part) {
+                tconv_split_defer(r->sink, f->off, f->len);
+                return TCONV_OK;
+            }
+            tconv_track_set_kind(r->ctx, ev.track, TCONV_TRACK_GPU);
+        }
+    }
     return chrome_push(r, &ev);
 }
 
@@ -602,7 +620,7 @@ static tconv_status chrome_memory(chrome_reader *r, const chrome_record *rec, in
     ev.kind = TCONV_EV_COUNTER;
     ev.ts = ts;
     if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL) return TCONV_FATAL;
-    chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
+    chrome_set_kind(r, rec, ev.track, TCONV_TRACK_PROCESS);
     ev.cat = r->mem_cat;
     ev.key = tconv_string_intern(r->ctx, dev, (size_t)devlen);
     ev.unit = r->mem_bytes;
@@ -621,17 +639,20 @@ static tconv_status chrome_memory(chrome_reader *r, const chrome_record *rec, in
 
 static tconv_status chrome_instant(chrome_reader *r, const chrome_record *rec, char ph, int64_t ts)
 {
+    int memory = ph != 'R' && chrome_field_is(rec, CHROME_F_NAME, "[memory]");
+    /* Its counters are running sums over the input: the calling thread's to keep. */
+    if (memory && r->part) return chrome_hand_over(r, rec), TCONV_OK;
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_INSTANT;
     ev.ts = ts;
     if (ph != 'R' && chrome_field_is(rec, CHROME_F_S, "g")) {
         ev.flags = TCONV_EVF_SCOPE_GLOBAL;
         ev.track = chrome_track(r, "", 0, "", 0);
-        chrome_set_kind(r, ev.track, TCONV_TRACK_GLOBAL);
+        if (chrome_set_kind(r, rec, ev.track, TCONV_TRACK_GLOBAL)) return TCONV_OK;
     } else if (ph != 'R' && chrome_field_is(rec, CHROME_F_S, "p")) {
         ev.flags = TCONV_EVF_SCOPE_PROCESS;
         if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL) return TCONV_FATAL;
-        chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
+        if (r->handed || chrome_set_kind(r, rec, ev.track, TCONV_TRACK_PROCESS)) return TCONV_OK;
     } else {
         ev.track = chrome_thread_track(r, rec);
     }
@@ -639,8 +660,7 @@ static tconv_status chrome_instant(chrome_reader *r, const chrome_record *rec, c
     if (chrome_args(r, rec, &rec->args, &ev.nargs)) return chrome_oom_status(r);
     ev.args = ev.nargs ? r->targs : NULL;
     if (chrome_push(r, &ev) == TCONV_FATAL) return TCONV_FATAL;
-    return ph != 'R' && chrome_field_is(rec, CHROME_F_NAME, "[memory]") ? chrome_memory(r, rec, ts)
-                                                                        : TCONV_OK;
+    return memory ? chrome_memory(r, rec, ts) : TCONV_OK;
 }
 
 static tconv_status chrome_counter(chrome_reader *r, const chrome_record *rec, int64_t ts)
@@ -649,7 +669,7 @@ static tconv_status chrome_counter(chrome_reader *r, const chrome_record *rec, i
     ev.kind = TCONV_EV_COUNTER;
     ev.ts = ts;
     if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL) return TCONV_FATAL;
-    chrome_set_kind(r, ev.track, TCONV_TRACK_PROCESS);
+    if (r->handed || chrome_set_kind(r, rec, ev.track, TCONV_TRACK_PROCESS)) return TCONV_OK;
     ev.cat = chrome_intern_val(r, rec, &rec->f[CHROME_F_CAT]);
     size_t nlen, idlen;
     const char *name = chrome_text_of(rec, CHROME_F_NAME, &nlen);
@@ -741,7 +761,13 @@ static tconv_status chrome_async(chrome_reader *r, const chrome_record *rec, cha
     uint8_t *f = chrome_tflags(r, ev.track);
     if (!f) return chrome_oom_status(r);
     if (!(*f & CHROME_TF_NAMED)) {
-        chrome_set_kind(r, ev.track, TCONV_TRACK_ASYNC);
+        /* The track is named after its first event in the input: the calling thread's to
+         * know. After that element, it is named and has its kind. */
+        if (r->part) {
+            *f |= CHROME_TF_NAMED | CHROME_TF_KIND;
+            return chrome_hand_over(r, rec), TCONV_OK;
+        }
+        chrome_set_kind(r, rec, ev.track, TCONV_TRACK_ASYNC);
         /* The track is named after the first event on it, as trace viewers label async rows. */
         tconv_event meta = TCONV_EVENT_INIT;
         meta.kind = TCONV_EV_METADATA;
@@ -874,6 +900,7 @@ static tconv_status chrome_metadata(chrome_reader *r, const chrome_record *rec, 
         ev.track = chrome_thread_track(r, rec);
     else if (chrome_process_track(r, rec, &ev.track) == TCONV_FATAL)
         return TCONV_FATAL;
+    if (r->handed) return TCONV_OK;
     ev.name = chrome_intern(r, name, nlen);
     const char *key = NULL;
     if (chrome_field_is(rec, CHROME_F_NAME, "process_name") ||
@@ -922,6 +949,8 @@ static tconv_str chrome_pid_of_tid(chrome_reader *r, const char *tid, size_t tle
 static tconv_status chrome_sample(chrome_reader *r, const chrome_record *rec, chrome_src src,
                                   int64_t ts)
 {
+    /* Samples need the sample types set once, stackFrames, and the tracks before them. */
+    if (r->part) return chrome_hand_over(r, rec), TCONV_OK;
     size_t sflen = 0, plen, tlen;
     const char *sf = chrome_record_scalar(rec, CHROME_F_SF, &sflen);
     const char *pid = chrome_record_scalar(rec, CHROME_F_PID, &plen);
@@ -1057,9 +1086,21 @@ static tconv_status chrome_dispatch(chrome_reader *r, const chrome_record *rec, 
     }
 }
 
+int chrome_hand_over(chrome_reader *r, const chrome_record *rec)
+{
+    r->handed = 1;
+    tconv_split_defer(r->sink, rec->offset, r->tok_end - rec->offset);
+    return 1;
+}
+
 tconv_status chrome_emit_record(chrome_reader *r, const chrome_record *rec, chrome_src src)
 {
     tconv_status st = chrome_dispatch(r, rec, src);
+    if (r->handed) { /* the calling thread maps it, and says what is wrong with it */
+        r->handed = 0;
+        r->bad_utf8 = 0;
+        return TCONV_OK;
+    }
     if (r->bad_utf8) {
         r->bad_utf8 = 0;
         tconv_warning_add(r->ctx, "chrome.invalid-utf8",
@@ -1076,7 +1117,7 @@ tconv_status chrome_emit_top(chrome_reader *r, const char *key, size_t klen, con
     tconv_event ev = TCONV_EVENT_INIT;
     ev.kind = TCONV_EV_METADATA;
     ev.track = chrome_track(r, "", 0, "", 0);
-    chrome_set_kind(r, ev.track, TCONV_TRACK_GLOBAL);
+    chrome_set_kind(r, NULL, ev.track, TCONV_TRACK_GLOBAL);
     ev.name = tconv_string_intern(r->ctx, key, klen);
     ev.text = tconv_string_intern(r->ctx, text, tlen);
     if (r->bad_utf8) {

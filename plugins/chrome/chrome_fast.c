@@ -479,6 +479,11 @@ size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, s
             chrome_shape_learn(&r->shape, done, q, &w);
         }
         r->nrecords++;
+        if (r->part) { /* from the ',' that ends the element before it (done is before it) */
+            const unsigned char *c = memchr(done, ',', (size_t)(q - done));
+            f.off = r->fast_base + (uint64_t)(c + 1 - buf);
+            f.len = (uint64_t)(q - (c + 1));
+        }
         if (chrome_emit_flat(r, &f) == TCONV_FATAL) {
             r->failed = 1;
             break;

@@ -269,6 +269,16 @@ static inline int chrome_on_scalar(chrome_reader *r, chrome_vtype t, const unsig
     }
 }
 
+/* The event array begins: where its parts may be read on other threads, the walk stops here
+ * (the driver hands the array to the core, chrome_split.c). */
+static int chrome_split_here(chrome_reader *r)
+{
+    if (!r->split_ok || r->split_never) return 1;
+    r->split_hit = 1;
+    r->split_at = r->tok_end;
+    return 0;
+}
+
 static inline int chrome_on_open(chrome_reader *r, char kind)
 {
     if (r->cap_depth) {
@@ -280,7 +290,8 @@ static inline int chrome_on_open(chrome_reader *r, char kind)
     switch (chrome_lv_top(r)) {
     case CHROME_LV_ROOT:
         r->form = is_map ? '{' : '[';
-        return chrome_lv_push(r, is_map ? CHROME_LV_TOP : CHROME_LV_EVENTS);
+        if (!chrome_lv_push(r, is_map ? CHROME_LV_TOP : CHROME_LV_EVENTS)) return 0;
+        return is_map ? 1 : chrome_split_here(r);
     case CHROME_LV_TOP:
         if (chrome_topkey_is(r, "traceEvents")) {
             if (is_map) {
@@ -290,7 +301,7 @@ static inline int chrome_on_open(chrome_reader *r, char kind)
                 return 0;
             }
             r->events_closed = 0;
-            return chrome_lv_push(r, CHROME_LV_EVENTS);
+            return chrome_lv_push(r, CHROME_LV_EVENTS) && chrome_split_here(r);
         }
         if (chrome_topkey_is(r, "stackFrames") && is_map)
             return chrome_lv_push(r, CHROME_LV_FRAMES);
@@ -445,6 +456,13 @@ static int chrome_tok_scalar(void *user, const tconv_json_token *t)
                : TCONV_JSON_STOP;
 }
 
+static const tconv_json_callbacks chrome_tokens = {
+    .begin = chrome_tok_begin,
+    .end = chrome_tok_end,
+    .key = chrome_tok_key,
+    .scalar = chrome_tok_scalar,
+};
+
 int chrome_parse_init(chrome_reader *r)
 {
     if (chrome_reserve((void **)&r->lv, &r->lv_cap, 16, 1)) return -1;
@@ -456,14 +474,35 @@ int chrome_parse_init(chrome_reader *r)
     r->fast_off = fast && strcmp(fast, "0") == 0;
     r->fast_tries = CHROME_FAST_TRIES;
     r->field = CHROME_F_UNKNOWN;
-    static const tconv_json_callbacks chrome_tokens = {
-        .begin = chrome_tok_begin,
-        .end = chrome_tok_end,
-        .key = chrome_tok_key,
-        .scalar = chrome_tok_scalar,
-    };
     r->lex = tconv_json_new(&chrome_tokens, r, 0);
     return r->lex ? 0 : -1;
+}
+
+/* The lexer and the walk are put where they are at that point of the input by the text that
+ * leads there: the trace object's "traceEvents" key or a bare array, and an empty event (which
+ * maps to nothing) when an element was read. Its last byte is at offset - 1, so that the next
+ * byte fed and every message have the input's offsets; the lexer's state is then the one a read
+ * of the whole input has there, with the one key it knows of the enclosing object. */
+int chrome_parse_prime(chrome_reader *r, uint64_t offset, int expect_value)
+{
+    static const char obj[] = "{\"traceEvents\":[{}", arr[] = "[{}";
+    tconv_json_free(r->lex);
+    r->lex = tconv_json_new(&chrome_tokens, r, 0);
+    if (!r->lex) return -1;
+    r->lv[0] = CHROME_LV_ROOT;
+    r->nlv = 1;
+    r->cap_depth = 0;
+    r->field = CHROME_F_UNKNOWN;
+    const char *text = r->form == '{' ? obj : arr;
+    size_t n = (r->form == '{' ? sizeof obj : sizeof arr) - 1 - (expect_value ? 2 : 0);
+    int split_ok = r->split_ok;
+    uint64_t nrecords = r->nrecords;
+    r->split_ok = 0;
+    tconv_json_set_offset(r->lex, offset - n);
+    int rc = tconv_json_feed(r->lex, text, n);
+    r->split_ok = split_ok;
+    r->nrecords = nrecords;
+    return rc;
 }
 
 void chrome_parse_free(chrome_reader *r)
@@ -495,6 +534,7 @@ tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size
         if (tries) {
             if (chrome_synced(r, buf + pos)) {
                 uint64_t base = r->last_tok_end - pos;
+                r->fast_base = base;
                 size_t m = chrome_fast_run(r, buf, pos, len);
                 if (r->failed) return TCONV_FATAL;
                 if (m > pos) {
@@ -528,7 +568,13 @@ tconv_status chrome_parse_end(chrome_reader *r)
     /* The lexer completes a number cut by the end; a string still open is a truncation,
      * decided below. */
     int after_key = 0;
-    if (tconv_json_end(r->lex)) {
+    /* A long token the lexer held in its carry is completed here, and what follows it in the
+     * carry lexed with it: an event array that begins there is read in line, the input being
+     * all read already. */
+    r->split_never = 1;
+    int end = tconv_json_end(r->lex);
+    r->split_never = 0;
+    if (end) {
         const tconv_json_error *e = tconv_json_error_get(r->lex);
         if (e->code != TCONV_JSON_ERR_TRUNCATED && e->code != TCONV_JSON_ERR_EMPTY) {
             chrome_error_json(r, e);

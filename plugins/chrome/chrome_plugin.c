@@ -51,11 +51,23 @@ static tconv_status chrome_read_all(chrome_reader *r)
         tconv_json_set_offset(r->lex, 3);
     }
     for (;;) {
-        const void *p;
-        ssize_t n = tconv_input_view(r->in, &p, CHROME_CHUNK);
+        const void *v;
+        uint64_t at = tconv_input_offset(r->in); /* of the piece's first byte */
+        ssize_t n = tconv_input_view(r->in, &v, CHROME_CHUNK);
         if (n < 0) return TCONV_FATAL;
         if (n == 0) break;
-        if (chrome_parse_chunk(r, p, (size_t)n) == TCONV_FATAL) return TCONV_FATAL;
+        const unsigned char *p = v;
+        /* The lexer may take the '[' and its stop as the last token of a long one it completed
+         * from its carry, and answer as if it went on: split_hit says the walk stopped. */
+        if (chrome_parse_chunk(r, p, (size_t)n) == TCONV_FATAL || r->split_hit) {
+            if (!r->split_hit) return TCONV_FATAL;
+            /* The walk stopped at the event array's '[': the array goes to the core in parts,
+             * and the walk goes on after it from the input's next bytes. */
+            r->split_hit = 0;
+            r->failed = 0;
+            size_t used = (size_t)(r->split_at - at);
+            if (chrome_split_read(r, p + used, (size_t)n - used) == TCONV_FATAL) return TCONV_FATAL;
+        }
     }
     if (chrome_parse_end(r) == TCONV_FATAL) return TCONV_FATAL;
     return chrome_emit_finish(r);
@@ -84,6 +96,7 @@ static tconv_status chrome_read(tconv_ctx *ctx, tconv_input *in, const tconv_opt
     for (unsigned i = 0; i < CHROME_TRACK_CACHE; i++)
         r->tcache[i].track = UINT32_MAX;
     r->flow_catlen = SIZE_MAX;
+    r->split_ok = tconv_split_possible(ctx, in);
     if (chrome_parse_init(r)) {
         tconv_error_set(ctx, "chrome: out of memory");
         goto out;

@@ -72,6 +72,9 @@ typedef struct chrome_flat {
     int tid_string; /* tid was a JSON string */
     char ph;        /* 'B', 'E' or 'X' */
     int64_t ts, dur;
+    /* The element's input offset and length, from just past the ',' before it to its '}'
+     * (what a part's reader hands over, chrome_split.c). */
+    uint64_t off, len;
 } chrome_flat;
 
 /* The layout of the last event object the fast path read member by member (chrome_fast.c):
@@ -113,6 +116,7 @@ typedef struct chrome_reader {
     uint64_t sync_off;
     unsigned fast_tries; /* for the next chunk (chrome_parse_chunk) */
     int fast_off;        /* TCONV_CHROME_FAST=0: the lexer reads everything */
+    uint64_t fast_base;  /* the input offset of the first byte of the buffer being read */
     chrome_shape shape;
 
     /* Structural levels (not every JSON level: captured values have none). */
@@ -184,6 +188,14 @@ typedef struct chrome_reader {
     size_t ndeferred, deferred_cap, deferred_src_cap;
     int sampletypes_set;
     int at_end; /* the whole input was read: nothing more can come */
+
+    /* Reading the event array in parts (tconv/split.h, chrome_split.c). */
+    int split_ok;      /* stop at the event array's '[' and hand it to the core */
+    int split_hit;     /* ... which the walk just did: the lexer stopped there */
+    int split_never;   /* the lexer is finishing at the input's end: read the array in line */
+    uint64_t split_at; /* the input offset past that '[' */
+    int part;          /* a part's reader: elements that need the reader's state are deferred */
+    int handed;        /* the record being mapped was handed to the calling thread */
 } chrome_reader;
 
 /* Are a[0 .. n) and b[0 .. n) the same bytes? The texts the mapping's caches compare are short
@@ -217,6 +229,16 @@ void chrome_parse_free(chrome_reader *r);
 tconv_status chrome_parse_chunk(chrome_reader *r, const unsigned char *buf, size_t len);
 /* End of input. Accepts a document truncated between two events. */
 tconv_status chrome_parse_end(chrome_reader *r);
+/* A new lexer whose next byte is the input's byte at offset, inside the event array: right after
+ * its '[' (expect_value), or right after an element (the next byte is then the ',' before the
+ * next one). -1 when out of memory. */
+int chrome_parse_prime(chrome_reader *r, uint64_t offset, int expect_value);
+
+/* chrome_split.c: the event array, from r->split_at on, read in parts (tconv/split.h); have:
+ * the bytes past the '[' already read. The walk goes on where the core says. */
+tconv_status chrome_split_read(chrome_reader *r, const unsigned char *have, size_t nhave);
+/* A part reader hands the element being mapped to the calling thread; returns 1. */
+int chrome_hand_over(chrome_reader *r, const chrome_record *rec);
 
 /* chrome_fast.c: the event objects from buf + pos on that the fast path reads and maps; returns
  * the position just past the last one it took (pos when none). */
