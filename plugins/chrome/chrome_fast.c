@@ -492,3 +492,20 @@ size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, s
     }
     return (size_t)(done - buf);
 }
+
+size_t chrome_fast_count(const unsigned char *buf, size_t len, size_t most)
+{
+    const unsigned char *p = chrome_fast_gap(buf, buf + len), *end = buf + len;
+    size_t n = 0;
+    while (n < most && p < end && *p == '{') {
+        chrome_flat f;
+        chrome_fast_where w;
+        const unsigned char *q;
+        if (!chrome_fast_object(p, end, &f, &q, &w)) break;
+        n++;
+        p = chrome_fast_gap(q, end);
+        if (p == end || *p != ',') break;
+        p = chrome_fast_gap(p + 1, end);
+    }
+    return n;
+}

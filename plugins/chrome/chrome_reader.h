@@ -243,6 +243,9 @@ int chrome_hand_over(chrome_reader *r, const chrome_record *rec);
 /* chrome_fast.c: the event objects from buf + pos on that the fast path reads and maps; returns
  * the position just past the last one it took (pos when none). */
 size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, size_t len);
+/* chrome_fast.c: how many of the event objects that begin buf (just past the array's '[') the
+ * fast path would take in a row, counting up to most; nothing is mapped. */
+size_t chrome_fast_count(const unsigned char *buf, size_t len, size_t most);
 
 /* chrome_errors.c: the message for what the JSON lexer found wrong, in the trace's words. */
 void chrome_error_json(chrome_reader *r, const tconv_json_error *e);
