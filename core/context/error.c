@@ -39,14 +39,20 @@ static void error_push_front(tconv_ctx *ctx, char *msg)
     ctx->nerrors++;
 }
 
+/* The error, in place of any pending one (its hint and usage flag included). */
+static void error_vset(tconv_ctx *ctx, const char *prefix, const char *fmt, va_list ap)
+{
+    char *msg = error_vformat(prefix, fmt, ap);
+    tconv_error_clear(ctx);
+    error_push_front(ctx, msg);
+}
+
 TCONV_API void tconv_error_set(tconv_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = error_vformat(NULL, fmt, ap);
+    error_vset(ctx, NULL, fmt, ap);
     va_end(ap);
-    tconv_error_clear(ctx);
-    error_push_front(ctx, msg);
 }
 
 TCONV_API void tconv_error_at(tconv_ctx *ctx, const char *name, uint64_t offset, const char *fmt,
@@ -57,10 +63,8 @@ TCONV_API void tconv_error_at(tconv_ctx *ctx, const char *name, uint64_t offset,
              (unsigned long long)offset);
     va_list ap;
     va_start(ap, fmt);
-    char *msg = error_vformat(prefix, fmt, ap);
+    error_vset(ctx, prefix, fmt, ap);
     va_end(ap);
-    tconv_error_clear(ctx);
-    error_push_front(ctx, msg);
 }
 
 TCONV_API void tconv_error_wrap(tconv_ctx *ctx, const char *fmt, ...)
@@ -100,10 +104,8 @@ TCONV_API void tconv_error_usage(tconv_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = error_vformat(NULL, fmt, ap);
+    error_vset(ctx, NULL, fmt, ap);
     va_end(ap);
-    tconv_error_clear(ctx);
-    error_push_front(ctx, msg);
     ctx->error_usage = 1;
 }
 

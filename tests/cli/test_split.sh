@@ -68,7 +68,10 @@ for f in kineto legacy worker1.trace; do
     done
 done
 # Parts of one byte are one event each: thousands of parts, some replayed, some read in line.
-awk '$2 > 2000 && $6 > 100 && $4 > 100 { ok = 1 } END { exit !ok }' "$TRACE" ||
+# (Which thread takes a part is timing: under ThreadSanitizer, TCONV_TEST_ANY_MIX=1 drops the
+# mix and keeps the comparisons.)
+[ -n "${TCONV_TEST_ANY_MIX:-}" ] ||
+    awk '$2 > 2000 && $6 > 100 && $4 > 100 { ok = 1 } END { exit !ok }' "$TRACE" ||
     fail "no run read thousands of parts, a hundred of them in line and a hundred replayed"
 : >"$TRACE"
 # Reads of a few bytes: every read ends inside a string, an escape, a number, between any two
@@ -133,8 +136,10 @@ for f in "$G"/err-*.json "$G"/cut-between-*.json; do
 done
 one cut-gz "1 997" "2" -r chrome -w pprof "$G/cut.json.gz"
 TCONV_SPLIT_READ=13 one err-read13 "1 997" "2" -r chrome -w text "$(ls "$G"/err-*.json | head -n 1)"
-grep -q "resumed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a worker's part"
-grep -q "failed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a part read in line"
+if [ -z "${TCONV_TEST_ANY_MIX:-}" ]; then
+    grep -q "resumed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a worker's part"
+    grep -q "failed-at [1-9][0-9]* main" "$TRACE" || fail "no failure was met in a part read in line"
+fi
 
 # ---- small inputs are read whole by default ------------------------------------------------
 : >"$TRACE"
