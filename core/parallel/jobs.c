@@ -1,8 +1,9 @@
 /* Inputs read ahead by worker threads and taken by the main thread in input order (tconv -j).
  *
- * Jobs are begun in order, by whichever thread is free, only within a window of `threads` - 1
- * jobs from the one the main thread takes (one more while the main thread reads that one in
- * line, as it then holds no result): a thread that is that far ahead waits, which bounds the
+ * Jobs are begun in order (but for a much larger one just past the window, jobs_pick), by
+ * whichever thread is free, only within a window of `threads` - 1 jobs from the one the main
+ * thread takes (one more while the main thread reads that one in line, as it then holds no
+ * result): a thread that is that far ahead waits, which bounds the
  * results held at once (each one input's recording) by `threads` - 1, one per worker. Every
  * result costs the main thread a replay, and one it made itself a recording too; since each input
  * is flushed as it is replayed (the stack writers' early flush), the main thread's share of the
@@ -45,7 +46,8 @@ struct tconv_jobs {
     unsigned char *state;
     unsigned char *by_caller; /* begun by the caller's thread, which must not wait for bytes */
     void **result;
-    size_t next;     /* the first job no one has begun */
+    size_t next;     /* the first job no one has begun (a later one may have been) */
+    uint64_t *size;  /* per job, its input's size (the order in which to begin them), or NULL */
     size_t consumer; /* the job the main thread takes */
     size_t window;
     int inline_read; /* the caller reads its job in line: it holds no result meanwhile */
@@ -61,6 +63,20 @@ struct tconv_jobs {
     size_t nthreads;
 };
 
+/* The job to begin among the free ones from next up to lim (exclusive): next, or the one just
+ * past lim when it is a quarter larger than every free one before it. Inputs are taken in their
+ * order, and the window keeps a worker within one job of the caller at -j 2: a large input after a
+ * smaller one was left to the caller to read in line while the worker read the small ones (four
+ * real traces of 35, 54, 87 and 33 MB: the calling thread read 0.46 s of the 0.61 s). Begun first,
+ * it is read while the caller reads the ones before it. Sizes about equal keep the order. */
+static size_t jobs_pick(const tconv_jobs *j, size_t lim)
+{
+    if (!j->size || lim >= j->n || j->state[lim] != JOB_FREE) return j->next;
+    for (size_t k = j->next; k < lim; k++)
+        if (j->state[k] == JOB_FREE && j->size[lim] / 5 * 4 <= j->size[k]) return j->next;
+    return lim;
+}
+
 /* Begins the next job if the window and the budget allow; with mu held, which it releases while
  * working. The budget must have room for the largest result so far (memory kept for the next
  * results counts as free: the job reuses it): a job begun without it would soon wait for bytes,
@@ -69,16 +85,20 @@ struct tconv_jobs {
  * done on it), begins none once it gave one up until it takes the next. */
 static int jobs_run_one(tconv_jobs *j, int caller)
 {
-    if (j->stop || j->next >= j->n || j->next >= j->consumer + j->window + (size_t)j->inline_read ||
-        j->held > j->budget || (caller && j->gave_up))
+    size_t lim = j->consumer + j->window + (size_t)j->inline_read;
+    if (j->stop || j->next >= j->n || j->next >= lim || j->held > j->budget ||
+        (caller && j->gave_up))
         return 0;
     uint64_t room = j->budget - (j->held - j->pooled);
     if (j->largest > room) return 0;
+    size_t k = jobs_pick(j, lim);
     /* The job after the caller's, while the caller has a result to replay: without room for
      * both, leave it to the caller to do in line once it freed its result (a worker woken by that
      * would otherwise begin it first, and the caller wait for all of it, each time). */
-    if (!j->inline_read && j->next == j->consumer + 1 && j->largest > room / 2) return 0;
-    size_t k = j->next++;
+    if (!j->inline_read && k == j->consumer + 1 && j->largest > room / 2) return 0;
+    if (k == j->next)
+        while (++j->next < j->n && j->state[j->next] != JOB_FREE)
+            ;
     j->state[k] = JOB_BUSY;
     j->by_caller[k] = (unsigned char)caller;
     pthread_mutex_unlock(&j->mu);
@@ -104,7 +124,17 @@ static void *jobs_worker(void *arg)
 tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, uint64_t budget, tconv_job_fn fn,
                              void *user)
 {
+    return tconv_jobs_start_sized(n, threads, budget, NULL, fn, user);
+}
+
+tconv_jobs *tconv_jobs_start_sized(size_t n, unsigned threads, uint64_t budget,
+                                   const uint64_t *size, tconv_job_fn fn, void *user)
+{
     tconv_jobs *j = tconv_xcalloc(1, sizeof(*j));
+    if (size && n) {
+        j->size = tconv_xmalloc(n * sizeof(*j->size));
+        memcpy(j->size, size, n * sizeof(*j->size));
+    }
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
     j->n = n;
@@ -140,9 +170,11 @@ void *tconv_jobs_take(tconv_jobs *j, size_t k)
     j->gave_up = 0;
     pthread_cond_broadcast(&j->cv); /* the window moved */
     void *res = NULL;
-    j->inline_read = j->next <= k || (k == 0 && j->state[0] == JOB_FREE);
-    if (j->inline_read) {
-        if (j->next <= k) j->next = k + 1; /* the caller reads it in line */
+    j->inline_read = j->state[k] == JOB_FREE;
+    if (j->inline_read) { /* the caller reads it in line */
+        j->state[k] = JOB_BUSY;
+        while (j->next < j->n && j->state[j->next] != JOB_FREE)
+            j->next++;
     } else {
         while (j->state[k] != JOB_DONE)
             if (!jobs_run_one(j, 1)) pthread_cond_wait(&j->cv, &j->mu);
@@ -198,6 +230,7 @@ void tconv_jobs_stop(tconv_jobs *j, void (*drop)(void *result))
     for (size_t k = 0; k < j->n; k++)
         if (j->result[k] && drop) drop(j->result[k]);
     free(j->threads);
+    free(j->size);
     free(j->state);
     free(j->by_caller);
     free(j->result);

@@ -88,6 +88,10 @@ typedef void *(*tconv_job_fn)(void *user, size_t k, tconv_jobs *j, const atomic_
  * besides those held. NULL when no thread could be started. */
 tconv_jobs *tconv_jobs_start(size_t n, unsigned threads, uint64_t budget, tconv_job_fn fn,
                              void *user);
+/* The same, with each job's size (its input's bytes; copied): a job just past the window is begun
+ * before the free ones in it when it is larger than each of them. */
+tconv_jobs *tconv_jobs_start_sized(size_t n, unsigned threads, uint64_t budget,
+                                   const uint64_t *size, tconv_job_fn fn, void *user);
 /* For the caller, in order k = 0, 1, ...: NULL when no thread has begun job k (the caller does
  * it in line), else its result once done. While waiting the caller does later jobs itself. */
 void *tconv_jobs_take(tconv_jobs *j, size_t k);

@@ -4,6 +4,7 @@
  * for the run (--keep-going). The run's context and sink see the same calls in the same order
  * however the input was read. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "run.h"
 
@@ -302,7 +303,17 @@ tconv_status run_read(tconv_run *r, tconv_sink *sink, int *usage, int *in_finish
     if (threads > 1) { /* the budget (sysconf, the cgroup's files) only where there are jobs */
         uint64_t budget = run_jobs_memory(r);
         par.step = run_budget_step(budget, threads);
-        jobs = tconv_jobs_start(inputs.n, threads, budget, run_job_read, &par);
+        /* Sizes of the files (a .gz one's compressed size; 0 for a pipe): the largest inputs
+         * are begun first where the order allows it. */
+        uint64_t *size = tconv_xcalloc(inputs.n ? inputs.n : 1, sizeof(*size));
+        for (size_t i = 0; i < inputs.n; i++) {
+            struct stat sb;
+            if (strcmp(inputs.items[i].path, "-") != 0 && stat(inputs.items[i].path, &sb) == 0 &&
+                S_ISREG(sb.st_mode))
+                size[i] = (uint64_t)sb.st_size;
+        }
+        jobs = tconv_jobs_start_sized(inputs.n, threads, budget, size, run_job_read, &par);
+        free(size);
     }
     /* No jobs (one input): the threads may read the input in parts instead. */
     if (!jobs && !r->mpi) run_split_conf(r, &r->split);

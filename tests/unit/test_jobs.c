@@ -2,6 +2,7 @@
  * a job no thread began is the caller's to do in line; results over the byte budget wait for the
  * caller to free earlier ones; what is not taken is dropped at the stop. */
 #include <pthread.h>
+#include <time.h>
 
 #include "testutil.h"
 
@@ -13,12 +14,17 @@ typedef struct job_log {
     uint64_t held;    /* reported and not yet released */
     uint64_t peak;    /* the most held at once */
     unsigned dropped; /* results freed by the stop */
+    size_t begun[64]; /* the jobs the threads began, in the order they began them */
+    size_t nbegun;
 } job_log;
 
 static void *job_read(void *user, size_t k, tconv_jobs *j, const atomic_int *abandon)
 {
     job_log *l = user;
     (void)abandon;
+    pthread_mutex_lock(&l->mu);
+    l->begun[l->nbegun++] = k;
+    pthread_mutex_unlock(&l->mu);
     if (l->hold && j) {
         pthread_mutex_lock(&l->mu);
         l->held += l->hold;
@@ -88,6 +94,36 @@ static void test_budget(void **state)
     assert_true(l.peak <= 3000);
 }
 
+/* With sizes: the worker of -j 2 begins the job just past its window when it is much larger than
+ * the one in it (87 against 54), and the caller does the one in it in line; sizes about equal
+ * (60 against 54) keep the order. */
+static void test_sized(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[2][4] = {{35, 54, 87, 33}, {35, 54, 60, 33}};
+    for (int t = 0; t < 2; t++) {
+        job_log l = {.mu = PTHREAD_MUTEX_INITIALIZER, .n = 4};
+        tconv_jobs *j = tconv_jobs_start_sized(l.n, 2, UINT64_MAX, sizes[t], job_read, &l);
+        assert_non_null(j);
+        for (int i = 0; i < 5000; i++) { /* the worker's first job, before the caller takes any */
+            pthread_mutex_lock(&l.mu);
+            size_t n = l.nbegun;
+            pthread_mutex_unlock(&l.mu);
+            if (n) break;
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        pthread_mutex_lock(&l.mu);
+        assert_true(l.nbegun >= 1);
+        assert_int_equal(l.begun[0], t == 0 ? 2 : 1);
+        pthread_mutex_unlock(&l.mu);
+        job_take_all(j, &l);
+        tconv_jobs_stop(j, job_drop);
+        for (size_t k = 0; k < l.n; k++)
+            assert_int_equal(l.done[k], 1);
+    }
+}
+
 /* Stopped before every job was taken: the results not taken are dropped, each once. */
 static void test_stop(void **state)
 {
@@ -107,6 +143,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_sized),
         cmocka_unit_test(test_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
