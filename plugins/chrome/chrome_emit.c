@@ -207,17 +207,24 @@ static tconv_status chrome_process_track(chrome_reader *r, const chrome_record *
     return chrome_push(r, &meta);
 }
 
-/* The first kind given to a track stays. 1 when a part's reader handed the element over instead
- * (that it is the first is the calling thread's to know): the caller maps nothing more of it. */
-static int chrome_set_kind(chrome_reader *r, const chrome_record *rec, uint32_t track,
-                           tconv_track_kind kind)
+/* The first kind given to a track stays. 1 when this is the track's first kind and a part's
+ * reader must hand the element over instead (that it is the first is the calling thread's to
+ * know): the caller maps nothing more of it. */
+static int chrome_first_kind(chrome_reader *r, uint32_t track, tconv_track_kind kind)
 {
     uint8_t *f = chrome_tflags(r, track);
     if (f && (*f & CHROME_TF_KIND)) return 0;
     if (f) *f |= CHROME_TF_KIND;
-    if (r->part) return chrome_hand_over(r, rec);
+    if (r->part) return 1;
     tconv_track_set_kind(r->ctx, track, kind);
     return 0;
+}
+
+/* chrome_first_kind for a record, handed over when it must be. */
+static int chrome_set_kind(chrome_reader *r, const chrome_record *rec, uint32_t track,
+                           tconv_track_kind kind)
+{
+    return chrome_first_kind(r, track, kind) ? chrome_hand_over(r, rec) : 0;
 }
 
 /* GPU activity in Kineto (CUDA, ROCm, MTIA) lives on one track per stream or queue. */
@@ -498,19 +505,13 @@ tconv_status chrome_emit_flat(chrome_reader *r, const chrome_flat *f)
     ev.name = f->name ? chrome_intern(r, f->name, f->nlen) : 0;
     ev.cat = f->cat ? chrome_intern(r, f->cat, f->clen) : 0;
     ev.role = (uint16_t)chrome_role(r, &ev);
-    /* chrome_is_gpu; in a part, a track's first kind is the calling thread's to give, as
-     * chrome_set_kind hands over a record. */
-    if (tconv_role_is_gpu(ev.role) || ev.role == TCONV_ROLE_GPU_ANNOTATION ||
-        (f->tid_string && f->tlen > 7 && memcmp(f->tid, "stream ", 7) == 0)) {
-        uint8_t *tf = chrome_tflags(r, ev.track);
-        if (!tf || !(*tf & CHROME_TF_KIND)) {
-            if (tf) *tf |= CHROME_TF_KIND;
-            if (r->part) {
-                tconv_split_defer(r->sink, f->off, f->len);
-                return TCONV_OK;
-            }
-            tconv_track_set_kind(r->ctx, ev.track, TCONV_TRACK_GPU);
-        }
+    /* chrome_is_gpu; the element is handed over by its input span (the fast path has no record;
+     * nor does it set r->handed, which the general path's next record would read). */
+    if ((tconv_role_is_gpu(ev.role) || ev.role == TCONV_ROLE_GPU_ANNOTATION ||
+         (f->tid_string && f->tlen > 7 && memcmp(f->tid, "stream ", 7) == 0)) &&
+        chrome_first_kind(r, ev.track, TCONV_TRACK_GPU)) {
+        tconv_split_defer(r->sink, f->off, f->len);
+        return TCONV_OK;
     }
     return chrome_push(r, &ev);
 }
