@@ -9,6 +9,8 @@
 #include "otf2_oom.h"
 #include "otf2_writer.h"
 
+/* The definition chunk of an MPI run's archive, whose ranks must agree on it without knowing
+ * each other's strings; one run's is sized by otf2_def_chunk. */
 enum { OTF2W_EVT_CHUNK = 1024 * 1024, OTF2W_DEF_CHUNK = 4 * 1024 * 1024 };
 
 /* The one communicator that carries the flow messages, and its two groups. */
@@ -608,12 +610,33 @@ static tconv_status otf2_write_all(otf2_state *st, OTF2_Archive *ar)
     return s;
 }
 
+/* The definition chunk: a power of two that holds the largest definition, from OTF2's least
+ * on. Every location has a definition writer of its own (otf2_write_local_defs), which clears a
+ * whole chunk when it closes: 4 MiB for each of a trace's hundreds of GPU streams was most of
+ * the time of writing such a trace. The largest definition is a string (one of the context's,
+ * or a counter's name and key joined) or the group of every location. */
+static uint64_t otf2_def_chunk(const otf2_state *st)
+{
+    uint64_t longest = 0;
+    for (uint32_t i = 0, n = tconv_string_count(st->ctx); i < n; i++) {
+        uint64_t len = tconv_string_length(st->ctx, i);
+        if (len > longest) longest = len;
+    }
+    uint64_t need = 2 * longest + 16;
+    if ((uint64_t)st->nlocations * 10 > need) need = (uint64_t)st->nlocations * 10;
+    need += 4096; /* the chunk's header, with room to spare */
+    uint64_t chunk = OTF2_CHUNK_SIZE_MIN;
+    while (chunk < need && chunk < OTF2_CHUNK_SIZE_MAX)
+        chunk *= 2;
+    return chunk;
+}
+
 tconv_status otf2_archive_write(otf2_state *st)
 {
     st->shift = st->have_time && st->min_ts < 0 ? st->min_ts : 0;
     const char *dir = tconv_output_dir(st->out);
     OTF2_Archive *ar =
-        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK, OTF2W_DEF_CHUNK,
+        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK, otf2_def_chunk(st),
                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) return otf2_error_fail(st, "creating the archive", OTF2_ERROR_INVALID);
     tconv_status s = otf2_write_all(st, ar);
