@@ -82,6 +82,7 @@ void rp_jrec_reset(rp_jrec *r, uint64_t offset, const rp_jwant *want)
     r->level[0] = RP_HASH_BASIS;
     r->key_pending = 0;
     r->offset = offset;
+    r->ext = NULL;
 }
 
 void rp_jrec_free(rp_jrec *r)
@@ -118,14 +119,64 @@ void rp_jrec_end(rp_jrec *r)
     r->key_pending = 0;
 }
 
-int rp_jrec_scalar(rp_jrec *r, const tconv_json_token *t)
+int rp_jrec_want(rp_jrec *r)
 {
     uint64_t h = r->key_pending
                      ? r->key_hash
                      : r->level[r->depth < RP_JREC_MAX_DEPTH ? r->depth : RP_JREC_MAX_DEPTH];
     r->key_pending = 0;
     uint32_t i = r->want->slot_idx[rp_jwant_slot(r->want, h)];
-    if (i >= r->want->n || r->n == RP_JREC_MAX_FIELDS) return 0;
+    return i < r->want->n ? (int)i : -1;
+}
+
+/* An integer of at most 18 digits (any int64 of that many digits): 1 and *v, or 0. */
+static int rp_jrec_parse(const char *s, size_t n, int64_t *v)
+{
+    size_t i = 0;
+    int neg = n && s[0] == '-';
+    i += (size_t)neg;
+    uint64_t x = 0;
+    size_t digits = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    if (i != n || !digits || digits > 18) return 0;
+    *v = neg ? -(int64_t)x : (int64_t)x;
+    return 1;
+}
+
+/* Room for one more field; -1 when out of memory. */
+static int rp_jrec_room(rp_jrec *r)
+{
+    if (r->n < r->fcap) return 0;
+    size_t c = r->fcap ? r->fcap * 2 : 32;
+    rp_jfield *f = realloc(r->f, c * sizeof(*f));
+    if (!f) return -1;
+    r->f = f;
+    r->fcap = c;
+    return 0;
+}
+
+void rp_jrec_put(rp_jrec *r, uint32_t want, uint32_t kind, size_t text, size_t len, int64_t num,
+                 int is_int)
+{
+    /* The fast path takes records of a few dozen fields: the table has room for them from
+     * the first record the lexer collected, or grows here. */
+    if (r->n == RP_JREC_MAX_FIELDS || rp_jrec_room(r)) return;
+    if (r->first[want] < 0) r->first[want] = (int32_t)r->n;
+    rp_jfield *f = &r->f[r->n++];
+    *f = (rp_jfield){.want = want,
+                     .kind = (uint16_t)kind,
+                     .is_int = (uint16_t)is_int,
+                     .text = text,
+                     .len = len,
+                     .num = num};
+}
+
+int rp_jrec_scalar(rp_jrec *r, const tconv_json_token *t)
+{
+    int want = rp_jrec_want(r);
+    if (want < 0 || r->n == RP_JREC_MAX_FIELDS) return 0;
+    uint32_t i = (uint32_t)want;
     if (r->used + t->len + 1 > r->cap) {
         size_t c = r->cap ? r->cap : 4096;
         while (c < r->used + t->len + 1)
@@ -135,46 +186,32 @@ int rp_jrec_scalar(rp_jrec *r, const tconv_json_token *t)
         r->arena = a;
         r->cap = c;
     }
-    if (r->n == r->fcap) {
-        size_t c = r->fcap ? r->fcap * 2 : 32;
-        rp_jfield *f = realloc(r->f, c * sizeof(*f));
-        if (!f) return -1;
-        r->f = f;
-        r->fcap = c;
-    }
+    if (rp_jrec_room(r)) return -1;
     memcpy(r->arena + r->used, t->text, t->len);
     r->arena[r->used + t->len] = '\0';
     if (r->first[i] < 0) r->first[i] = (int32_t)r->n;
-    r->f[r->n++] = (rp_jfield){.want = i, .kind = t->kind, .text = r->used, .len = t->len};
+    rp_jfield *f = &r->f[r->n++];
+    *f = (rp_jfield){.want = i, .kind = (uint16_t)t->kind, .text = r->used, .len = t->len};
+    if (t->kind == TCONV_JSON_NUMBER) f->is_int = (uint16_t)rp_jrec_parse(t->text, t->len, &f->num);
     r->used += t->len + 1;
     return 0;
 }
 
-const rp_jfield *rp_jrec_get(const rp_jrec *r, uint32_t want)
+int rp_jrec_int_slow(const rp_jrec *r, const rp_jfield *f, int64_t *v)
 {
-    return want < RP_JREC_MAX_WANT && r->first[want] >= 0 ? &r->f[r->first[want]] : NULL;
-}
-
-int rp_jrec_int(const rp_jrec *r, uint32_t want, int64_t *v)
-{
-    const rp_jfield *f = rp_jrec_get(r, want);
-    if (!f || f->kind != TCONV_JSON_NUMBER) return 0;
-    const char *s = r->arena + f->text;
-    size_t i = 0;
-    int neg = s[0] == '-';
-    i += (size_t)neg;
-    uint64_t x = 0;
-    size_t digits = 0;
-    for (; s[i] >= '0' && s[i] <= '9'; i++, digits++)
-        x = x * 10 + (uint64_t)(s[i] - '0');
-    if (s[i] == '\0' && digits && digits <= 18) {
-        *v = neg ? -(int64_t)x : (int64_t)x;
-        return 1;
-    }
-    /* Long, fractional or exponent forms (1.5e9): exact only when integral and in range. */
+    const char *s = rp_jrec_text(r, f);
+    size_t n = f->len;
+    /* Long, fractional or exponent forms (1.5e9): exact only when integral and in range. The
+     * text is not terminated (a span of the input, from the fast path). */
+    char small[64], *num = n < sizeof(small) ? small : malloc(n + 1);
+    if (!num) return 0;
+    memcpy(num, s, n);
+    num[n] = '\0';
     char *end;
-    double d = strtod(s, &end);
-    if (*end || !(d >= -9.2e18 && d <= 9.2e18) || d != (double)(long long)d) return 0;
+    double d = strtod(num, &end);
+    int ok = !*end && d >= -9.2e18 && d <= 9.2e18 && d == (double)(long long)d;
+    if (num != small) free(num);
+    if (!ok) return 0;
     *v = (int64_t)d;
     return 1;
 }

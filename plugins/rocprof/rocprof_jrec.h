@@ -31,13 +31,18 @@ void rp_jwant_init(rp_jwant *w, const char *const *paths);
 
 typedef struct rp_jfield {
     uint32_t want;    /* index of the path in the record kind's list */
-    uint32_t kind;    /* tconv_json_kind of the value */
-    size_t text, len; /* the value: offset into the arena, length */
+    uint16_t kind;    /* tconv_json_kind of the value */
+    uint16_t is_int;  /* a number of at most 18 digits: its value is num */
+    size_t text, len; /* the value: offset into the arena (or ext), length */
+    int64_t num;
 } rp_jfield;
 
 typedef struct rp_jrec {
     const rp_jwant *want;
     char *arena;
+    /* The fast path's record (rocprof_jfast.c): field texts are spans of these input bytes,
+     * not copies in the arena. NULL for a record collected from tokens. */
+    const char *ext;
     size_t used, cap;
     rp_jfield *f;
     size_t n, fcap;
@@ -59,14 +64,36 @@ void rp_jrec_key(rp_jrec *r, const char *k, size_t n);
 int rp_jrec_begin(rp_jrec *r);
 void rp_jrec_end(rp_jrec *r);
 int rp_jrec_scalar(rp_jrec *r, const tconv_json_token *t);
+/* The index of the path of the scalar that comes next (after its key, or as an array's
+ * element), or -1 when no path of the record kind is there; the key is used up. */
+int rp_jrec_want(rp_jrec *r);
+/* A value at path want, its text being ext[text .. text + len) (the fast path's); a number's
+ * value num when is_int (at most 18 digits). */
+void rp_jrec_put(rp_jrec *r, uint32_t want, uint32_t kind, size_t text, size_t len, int64_t num,
+                 int is_int);
 
 /* The first value at the path of index want, or NULL. */
-const rp_jfield *rp_jrec_get(const rp_jrec *r, uint32_t want);
+static inline const rp_jfield *rp_jrec_get(const rp_jrec *r, uint32_t want)
+{
+    return want < RP_JREC_MAX_WANT && r->first[want] >= 0 ? &r->f[r->first[want]] : NULL;
+}
+/* The text of a value, not terminated: f->len bytes. */
 static inline const char *rp_jrec_text(const rp_jrec *r, const rp_jfield *f)
 {
-    return r->arena + f->text;
+    return (r->ext ? r->ext : r->arena) + f->text;
 }
-/* The value as an integer: 1 and *v, or 0 when absent or not an integer. */
-int rp_jrec_int(const rp_jrec *r, uint32_t want, int64_t *v);
+int rp_jrec_int_slow(const rp_jrec *r, const rp_jfield *f, int64_t *v);
+/* The value as an integer: 1 and *v, or 0 when absent or not an integer. Read many times a
+ * record: the common form is parsed once, when the value is filed. */
+static inline int rp_jrec_int(const rp_jrec *r, uint32_t want, int64_t *v)
+{
+    const rp_jfield *f = rp_jrec_get(r, want);
+    if (!f || f->kind != TCONV_JSON_NUMBER) return 0;
+    if (f->is_int) {
+        *v = f->num;
+        return 1;
+    }
+    return rp_jrec_int_slow(r, f, v);
+}
 
 #endif

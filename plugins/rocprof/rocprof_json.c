@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocprof_jfast.h"
 #include "rocprof_jrec.h"
 #include "rocprof_reader.h"
 
@@ -129,8 +130,18 @@ typedef struct rp_json {
     tconv_map ops;      /* (record kind, operation) -> tconv_str */
     tconv_map kernels;  /* kernel id -> tconv_str */
     tconv_map markers;  /* correlation id -> tconv_str */
+    tconv_map work;     /* (queue or stream, GPU << 2 | which) -> track (rp_work_track) */
     size_t names_index; /* position in strings.buffer_records */
     int64_t kind_dispatch_warned;
+
+    /* The fast path (rocprof_jfast.c): a template per kind of record; the input offset just
+     * past the last record's '}' the lexer gave, while no token came after it (synced). By
+     * offset, not by place in the bytes fed: a '}' inside a kernel name ends a feed, and the
+     * lexer then lexes the rest of that string and the record's '}' from its own copy. */
+    rp_jfast *fast;
+    uint64_t sync_end;
+    int synced;
+    int fast_off; /* TCONV_ROCPROF_FAST=0: the lexer reads everything */
 
     uint64_t other_records;
     int list_named; /* the current list of other records is in other_kinds */
@@ -175,6 +186,7 @@ static void rp_proc_reset(rp_json *j)
     tconv_map_free(&j->ops);
     tconv_map_free(&j->kernels);
     tconv_map_free(&j->markers);
+    tconv_map_free(&j->work);
     j->nagents = 0;
     j->names_index = 0;
     j->pid = 0;
@@ -334,6 +346,20 @@ static int rp_times(rp_json *j, int64_t *start, int64_t *end)
            *end >= *start;
 }
 
+/* Decimal digits of v at the end of buf[0 .. end): where they begin. */
+static char *rp_digits(char *end, int64_t v)
+{
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--end = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--end = '-';
+    return end;
+}
+
+/* "[x,y,z]" of three values from path first on, each divided by divide[i] rounding up; 0 when
+ * one is absent. Formatted by hand: two a kernel dispatch. */
 static tconv_str rp_dim3(rp_json *j, uint32_t first, const int64_t *divide)
 {
     int64_t v[3];
@@ -341,23 +367,36 @@ static tconv_str rp_dim3(rp_json *j, uint32_t first, const int64_t *divide)
         if (!rp_jrec_int(&j->r, first + i, &v[i])) return 0;
         if (divide && divide[i] > 0) v[i] = (v[i] + divide[i] - 1) / divide[i];
     }
-    int n = snprintf(j->c->buf, sizeof(j->c->buf), "[%lld,%lld,%lld]", (long long)v[0],
-                     (long long)v[1], (long long)v[2]);
-    return rp_intern(j->c, j->c->buf, (size_t)n);
+    char buf[3 * 21 + 4], *end = buf + sizeof(buf), *p = end;
+    *--p = ']';
+    for (int i = 2; i >= 0; i--) {
+        p = rp_digits(p, v[i]);
+        *--p = i ? ',' : '[';
+    }
+    return rp_intern(j->c, p, (size_t)(end - p));
 }
 
-/* The track of GPU work: the agent's queue, or its HIP stream when known and asked for. */
+/* The track of GPU work: the agent's queue, or its HIP stream when known and asked for. Found
+ * again by its numbers, not its name, once made: every kernel dispatch asks. */
 static uint32_t rp_work_track(rp_json *j, int64_t gpu, int64_t queue, int has_queue, int64_t stream,
                               int has_stream)
 {
-    tconv_str what;
-    if (has_stream && (j->c->opt.by != RP_BY_QUEUE || !has_queue))
-        what = rp_numbered(j, "stream %lld", stream);
-    else if (has_queue)
-        what = rp_numbered(j, "queue %lld", queue);
-    else
-        what = rp_intern(j->c, "copy", 4);
-    return rp_gpu(j->c, gpu, what);
+    uint32_t which = has_stream && (j->c->opt.by != RP_BY_QUEUE || !has_queue) ? 0
+                     : has_queue                                               ? 1
+                                                                               : 2;
+    uint64_t id = which == 0 ? (uint64_t)stream : which == 1 ? (uint64_t)queue : 0;
+    int cached = gpu >= 0 && gpu < (1 << 29);
+    uint32_t key = cached ? (uint32_t)gpu << 2 | which : 0;
+    if (cached) {
+        uint32_t t = tconv_map_get(&j->work, id, key);
+        if (t != TCONV_MAP_NONE) return t;
+    }
+    tconv_str what = which == 0   ? rp_numbered(j, "stream %lld", stream)
+                     : which == 1 ? rp_numbered(j, "queue %lld", queue)
+                                  : rp_intern(j->c, "copy", 4);
+    uint32_t t = rp_gpu(j->c, gpu, what);
+    if (cached && t != TCONV_MAP_NONE) tconv_map_set(&j->work, id, key, t);
+    return t;
 }
 
 static tconv_status rp_dispatch(rp_json *j)
@@ -583,6 +622,7 @@ static int rp_tok_begin(void *user, const tconv_json_token *t)
 {
     rp_json *j = user;
     j->tok_offset = t->offset;
+    j->synced = 0;
     int obj = t->kind == TCONV_JSON_OBJECT_BEGIN;
     rp_lv lv = (rp_lv)j->lv[j->nlv - 1];
     switch (lv) {
@@ -662,6 +702,7 @@ static int rp_tok_end(void *user, const tconv_json_token *t)
 {
     rp_json *j = user;
     j->tok_offset = t->offset;
+    j->synced = 0;
     if (j->nlv <= 1) return TCONV_JSON_GO;
     rp_lv lv = (rp_lv)j->lv[--j->nlv];
     if (lv == RP_LV_PROC) return rp_proc_done(j) == TCONV_FATAL ? rp_fail(j) : TCONV_JSON_GO;
@@ -673,12 +714,15 @@ static int rp_tok_end(void *user, const tconv_json_token *t)
     /* The record's own '}'. */
     tconv_status st = rp_record(j);
     if (st == TCONV_FATAL) return rp_fail(j);
+    j->synced = 1;
+    j->sync_end = t->end;
     return TCONV_JSON_GO;
 }
 
 static int rp_tok_key(void *user, const tconv_json_token *t)
 {
     rp_json *j = user;
+    j->synced = 0;
     if ((rp_lv)j->lv[j->nlv - 1] == RP_LV_RECORD) {
         rp_jrec_key(&j->r, t->text, t->len);
         return TCONV_JSON_GO;
@@ -693,6 +737,7 @@ static int rp_tok_scalar(void *user, const tconv_json_token *t)
 {
     rp_json *j = user;
     j->tok_offset = t->offset;
+    j->synced = 0;
     rp_lv lv = (rp_lv)j->lv[j->nlv - 1];
     if (lv == RP_LV_RECORD) return rp_jrec_scalar(&j->r, t) == 0 ? TCONV_JSON_GO : rp_oom(j);
     if (lv == RP_LV_ROOT) {
@@ -701,6 +746,89 @@ static int rp_tok_scalar(void *user, const tconv_json_token *t)
         return rp_fail(j);
     }
     return TCONV_JSON_GO;
+}
+
+/* ---- the fast path ------------------------------------------------------------------------ */
+
+/* Kinds of records the fast path reads: the many, of scalars only. */
+static int rp_fast_kind(rp_rec k)
+{
+    return k == RP_REC_SYMBOL || k == RP_REC_DISPATCH || k == RP_REC_API || k == RP_REC_ROCTX ||
+           k == RP_REC_COPY || k == RP_REC_MARKER;
+}
+
+/* Is the lexer in a list of records the fast path reads (between them or inside one)? */
+static int rp_in_fast_list(const rp_json *j)
+{
+    for (size_t i = j->nlv; i-- > 0;) {
+        if (j->lv[i] == RP_LV_LIST) return rp_fast_kind((rp_rec)j->rec[i]);
+        if (j->lv[i] != RP_LV_RECORD) return 0;
+    }
+    return 0;
+}
+
+/* The records from buf + pos on (just past a record's '}') that the fast path takes, each
+ * handled as its '}' would be: past the last one taken. j->failed on a fatal push. */
+static size_t rp_fast_run(rp_json *j, const unsigned char *buf, size_t pos, size_t len,
+                          uint64_t base)
+{
+    rp_rec k = (rp_rec)j->rec[j->nlv - 1];
+    if (j->lv[j->nlv - 1] != RP_LV_LIST || !rp_fast_kind(k)) return pos;
+    rp_jfast *t = &j->fast[k];
+    const unsigned char *end = buf + len;
+    for (;;) {
+        const unsigned char *p = buf + pos;
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            p++;
+        if (p == end || *p++ != ',') break;
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            p++;
+        if (p == end || *p != '{') break;
+        j->rec_kind = k;
+        rp_jrec_reset(&j->r, base + (uint64_t)(p - buf), &j->want[k]);
+        const unsigned char *e = rp_jfast_record(t, &j->r, p, end, buf);
+        if (!e) break;
+        j->tok_offset = base + (uint64_t)(e - buf) - 1;
+        if (rp_record(j) == TCONV_FATAL) {
+            j->failed = 1;
+            break;
+        }
+        pos = (size_t)(e - buf);
+    }
+    return pos;
+}
+
+/* Feed buf (input offsets base on) to the lexer, the fast path reading on wherever the lexer
+ * stands just past a record's '}' in a list it reads: in such a list the lexer is fed up to
+ * each '}' (the end of a record, perhaps), elsewhere up to each '[' (the start of such a list,
+ * perhaps). 0, or -1 with the error set or the lexer's error. */
+static int rp_feed(rp_json *j, const unsigned char *buf, size_t len, uint64_t base)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        size_t stop = len;
+        if (!j->fast_off && rp_in_fast_list(j)) {
+            if (j->synced && j->sync_end == base + pos) {
+                size_t m = rp_fast_run(j, buf, pos, len, base);
+                if (j->failed) return -1;
+                if (m > pos) {
+                    pos = m;
+                    tconv_json_set_offset(j->lex, base + pos);
+                    j->sync_end = base + pos;
+                    if (pos == len) break;
+                }
+            }
+            const unsigned char *c = memchr(buf + pos, '}', len - pos);
+            if (c) stop = (size_t)(c - buf) + 1;
+        } else if (!j->fast_off) {
+            /* Up to the next '[', which may open a list of records. */
+            const unsigned char *c = memchr(buf + pos, '[', len - pos);
+            if (c) stop = (size_t)(c - buf) + 1;
+        }
+        if (tconv_json_feed(j->lex, buf + pos, stop - pos)) return -1;
+        pos = stop;
+    }
+    return 0;
 }
 
 static void rp_json_error(rp_json *j, const tconv_json_error *e)
@@ -747,16 +875,26 @@ tconv_status rp_json_read(rp_common *c, tconv_input *in)
         tconv_error_set(c->ctx, "rocprof: out of memory");
         goto out;
     }
+    const char *fast = getenv("TCONV_ROCPROF_FAST");
+    j->fast_off = fast && strcmp(fast, "0") == 0;
+    j->fast = j->fast_off ? NULL : calloc(RP_REC_OTHER + 1, sizeof(*j->fast));
+    if (!j->fast_off && !j->fast) {
+        tconv_error_set(c->ctx, "rocprof: out of memory");
+        goto out;
+    }
     ssize_t n;
     int bad = 0;
+    uint64_t fed = 0;
     const void *piece;
     while ((n = tconv_input_view(in, &piece, 1 << 18)) > 0) {
-        if (tconv_json_feed(j->lex, piece, (size_t)n) != 0) {
+        if (rp_feed(j, piece, (size_t)n, fed) != 0) {
             bad = 1;
             break;
         }
+        fed += (uint64_t)n;
     }
     if (n < 0) goto out;
+    if (bad && j->failed && !tconv_json_error_get(j->lex)->code) goto out;
     if (!bad && tconv_json_end(j->lex) != 0) bad = 1;
     if (bad) {
         rp_json_error(j, tconv_json_error_get(j->lex));
@@ -782,6 +920,7 @@ out:
     rp_jrec_free(&j->r);
     rp_proc_reset(j);
     free(j->agent);
+    free(j->fast);
     free(j);
     return st;
 }
