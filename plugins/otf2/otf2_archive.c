@@ -1,5 +1,5 @@
 /* Writing the archive in the order OTF2 needs: the event files one location at a time (each
- * location's buffer is freed as soon as it is written, and only one event writer with its 1 MiB
+ * location's buffer is freed as soon as it is written, and only one event writer with its
  * chunk is open at a time), the markers, a local definition file per location (otf2-print
  * expects one), and the global definitions last, when every event count is known. */
 #include <stdio.h>
@@ -9,9 +9,11 @@
 #include "otf2_oom.h"
 #include "otf2_writer.h"
 
-/* The definition chunk of an MPI run's archive, whose ranks must agree on it without knowing
- * each other's strings; one run's is sized by otf2_def_chunk. */
-enum { OTF2W_EVT_CHUNK = 1024 * 1024, OTF2W_DEF_CHUNK = 4 * 1024 * 1024 };
+/* The event chunk: OTF2's least, which holds the largest event record (OTF2W_MAX_ARGS
+ * attributes, otf2_collect.c); OTF2 clears a writer's whole chunk when it closes, once per
+ * location. The definition chunk of an MPI run's archive, whose ranks must agree on it without
+ * knowing each other's strings; one run's is sized by otf2_def_chunk. */
+enum { OTF2W_EVT_CHUNK = 256 * 1024, OTF2W_DEF_CHUNK = 4 * 1024 * 1024 };
 
 /* The one communicator that carries the flow messages, and its two groups. */
 enum { OTF2W_FLOW_COMM = 0, OTF2W_FLOW_GROUP_LOCATIONS = 0, OTF2W_FLOW_GROUP_RANKS = 1 };

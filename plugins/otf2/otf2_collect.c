@@ -143,7 +143,7 @@ static int otf2_arg_overridden(const tconv_arg *args, uint32_t n, uint32_t i)
     return 0;
 }
 
-/* An event record must fit in one event chunk (1 MiB), at up to 15 bytes an attribute; libotf2
+/* An event record must fit in one event chunk (256 KiB), at up to 15 bytes an attribute; libotf2
  * fails a larger one ("Chunk handling failed") and the run with it. Far past what a trace
  * carries, and small enough that the pairwise check of keys below stays cheap. */
 enum { OTF2W_MAX_ARGS = 4096 };
