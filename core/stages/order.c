@@ -675,14 +675,30 @@ static int order_cmp_emit(const void *ctx, uint32_t i, uint32_t j)
     return i < j ? -1 : i > j;
 }
 
-/* Sort unless already sorted: tracks usually arrive in time order. */
+/* Sort unless already sorted: tracks usually arrive in time order, or nearly (a GPU stream's
+ * kernels as a profiler's buffers handed them over, a few out of place by a few). From the
+ * first one out of order on, insertion sort moves each back to its place while the moves add up
+ * to less than n; past that the track is sorted whole. Either way the order is the comparison's,
+ * which ties on nothing. */
 static void order_sort(const order_run *r, uint32_t *idx, size_t n, tconv_idx_cmp cmp)
 {
-    for (size_t k = 1; k < n; k++)
-        if (cmp(r, idx[k - 1], idx[k]) > 0) {
-            tconv_idx_sort(idx, n, cmp, r);
-            return;
+    size_t k = 1;
+    while (k < n && cmp(r, idx[k - 1], idx[k]) <= 0)
+        k++;
+    size_t budget = n;
+    for (; k < n; k++) {
+        uint32_t v = idx[k];
+        size_t j = k;
+        for (; j > 0 && cmp(r, idx[j - 1], v) > 0; j--) {
+            if (!budget--) {
+                idx[j] = v; /* the hole the moves left: idx is whole again */
+                tconv_idx_sort(idx, n, cmp, r);
+                return;
+            }
+            idx[j] = idx[j - 1];
         }
+        idx[j] = v;
+    }
 }
 
 /* Emission order from time order: idx is sorted by time already (order_cmp_time), and
