@@ -51,6 +51,7 @@ void rp_common_init(rp_common *c, tconv_ctx *ctx, tconv_sink *sink, const rp_opt
         {&c->s.src, "source agent"},
         {&c->s.dst, "destination agent"},
         {&c->s.memory, "memory"},
+        {&c->s.thread, "thread"},
     };
     for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
         *k[i].id = tconv_string_intern_cstr(ctx, k[i].s);

@@ -131,6 +131,7 @@ typedef struct rp_json {
     tconv_map kernels;  /* kernel id -> tconv_str */
     tconv_map markers;  /* correlation id -> tconv_str */
     tconv_map work;     /* (queue or stream, GPU << 2 | which) -> track (rp_work_track) */
+    tconv_map dims;     /* (x | y << 32, z) -> "[x,y,z]" (rp_dim3) */
     size_t names_index; /* position in strings.buffer_records */
     int64_t kind_dispatch_warned;
 
@@ -187,6 +188,7 @@ static void rp_proc_reset(rp_json *j)
     tconv_map_free(&j->kernels);
     tconv_map_free(&j->markers);
     tconv_map_free(&j->work);
+    tconv_map_free(&j->dims);
     j->nagents = 0;
     j->names_index = 0;
     j->pid = 0;
@@ -359,7 +361,7 @@ static char *rp_digits(char *end, int64_t v)
 }
 
 /* "[x,y,z]" of three values from path first on, each divided by divide[i] rounding up; 0 when
- * one is absent. Formatted by hand: two a kernel dispatch. */
+ * one is absent. Two a kernel dispatch, of a few shapes: each formatted and interned once. */
 static tconv_str rp_dim3(rp_json *j, uint32_t first, const int64_t *divide)
 {
     int64_t v[3];
@@ -367,13 +369,22 @@ static tconv_str rp_dim3(rp_json *j, uint32_t first, const int64_t *divide)
         if (!rp_jrec_int(&j->r, first + i, &v[i])) return 0;
         if (divide && divide[i] > 0) v[i] = (v[i] + divide[i] - 1) / divide[i];
     }
+    int small = v[0] >= 0 && v[0] <= UINT32_MAX && v[1] >= 0 && v[1] <= UINT32_MAX && v[2] >= 0 &&
+                v[2] < UINT32_MAX;
+    uint64_t key = (uint64_t)v[0] | (uint64_t)v[1] << 32;
+    if (small) {
+        uint32_t s = tconv_map_get(&j->dims, key, (uint32_t)v[2]);
+        if (s != TCONV_MAP_NONE) return s;
+    }
     char buf[3 * 21 + 4], *end = buf + sizeof(buf), *p = end;
     *--p = ']';
     for (int i = 2; i >= 0; i--) {
         p = rp_digits(p, v[i]);
         *--p = i ? ',' : '[';
     }
-    return rp_intern(j->c, p, (size_t)(end - p));
+    tconv_str s = rp_intern(j->c, p, (size_t)(end - p));
+    if (small) tconv_map_set(&j->dims, key, (uint32_t)v[2], s);
+    return s;
 }
 
 /* The track of GPU work: the agent's queue, or its HIP stream when known and asked for. Found
@@ -469,9 +480,7 @@ static tconv_status rp_dispatch(rp_json *j)
         if (rp_jrec_int(&j->r, RP_D_SCRATCH, &v))
             a[n++] = (tconv_arg){.key = c->s.scratch, .type = TCONV_ARG_INT, .v.i = v};
         if (rp_jrec_int(&j->r, RP_F_THREAD, &tid))
-            a[n++] = (tconv_arg){.key = tconv_string_intern_cstr(c->ctx, "thread"),
-                                 .type = TCONV_ARG_INT,
-                                 .v.i = tid};
+            a[n++] = (tconv_arg){.key = c->s.thread, .type = TCONV_ARG_INT, .v.i = tid};
     }
     ev.args = n ? j->argv : NULL;
     ev.nargs = n;

@@ -38,7 +38,7 @@ typedef struct rp_common {
     struct {
         tconv_str empty, process_name, thread_name, host, kernel, memcpy, memset, sync, hip, hsa,
             rccl, roctx, overhead, api, device, queue, stream, correlation, grid, block, smem,
-            scratch, bytes, args, kind, src, dst, memory;
+            scratch, bytes, args, kind, src, dst, memory, thread;
     } s;
 } rp_common;
 
