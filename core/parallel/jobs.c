@@ -77,6 +77,14 @@ static size_t jobs_pick(const tconv_jobs *j, size_t lim)
     return lim;
 }
 
+/* Job k is begun: next moves past it and any others begun, to the first no one has. */
+static void jobs_begun(tconv_jobs *j, size_t k)
+{
+    j->state[k] = JOB_BUSY;
+    while (j->next < j->n && j->state[j->next] != JOB_FREE)
+        j->next++;
+}
+
 /* Begins the next job if the window and the budget allow; with mu held, which it releases while
  * working. The budget must have room for the largest result so far (memory kept for the next
  * results counts as free: the job reuses it): a job begun without it would soon wait for bytes,
@@ -96,10 +104,7 @@ static int jobs_run_one(tconv_jobs *j, int caller)
      * both, leave it to the caller to do in line once it freed its result (a worker woken by that
      * would otherwise begin it first, and the caller wait for all of it, each time). */
     if (!j->inline_read && k == j->consumer + 1 && j->largest > room / 2) return 0;
-    if (k == j->next)
-        while (++j->next < j->n && j->state[j->next] != JOB_FREE)
-            ;
-    j->state[k] = JOB_BUSY;
+    jobs_begun(j, k);
     j->by_caller[k] = (unsigned char)caller;
     pthread_mutex_unlock(&j->mu);
     void *res = j->fn(j->user, k, j, &j->abandon);
@@ -172,9 +177,7 @@ void *tconv_jobs_take(tconv_jobs *j, size_t k)
     void *res = NULL;
     j->inline_read = j->state[k] == JOB_FREE;
     if (j->inline_read) { /* the caller reads it in line */
-        j->state[k] = JOB_BUSY;
-        while (j->next < j->n && j->state[j->next] != JOB_FREE)
-            j->next++;
+        jobs_begun(j, k);
     } else {
         while (j->state[k] != JOB_DONE)
             if (!jobs_run_one(j, 1)) pthread_cond_wait(&j->cv, &j->mu);
