@@ -60,8 +60,9 @@ static inline const unsigned char *rp_jfast_int(const unsigned char *p, const un
         while (p < end && *p >= '0' && *p <= '9')
             x = x * 10 + (uint64_t)(*p++ - '0');
     }
+    /* Past 18 digits x may have wrapped: such a number is parsed from its text when read. */
     *is_int = p - digits <= 18;
-    *num = neg ? -(int64_t)x : (int64_t)x;
+    *num = !*is_int ? 0 : neg ? -(int64_t)x : (int64_t)x;
     return p;
 }
 

@@ -132,6 +132,7 @@ def main():
             put("extra-" + name, write_doc(d, member_edit(extra(value))))
         for name, value in (("neg", -42), ("zero", 0), ("big18", 999999999999999999),
                             ("big19", 1234567890123456789), ("big20", 12345678901234567890),
+                            ("int64min", -9223372036854775808),
                             ("huge", 10 ** 30)):
             put("num-" + name, write_doc(d, member_edit(numbers(value))))
         # Numbers as written, not as python writes them.
