@@ -122,14 +122,24 @@ static OTF2_Type otf2_arg_otf2_type(uint32_t type)
 
 static uint32_t otf2_attr_get(otf2_state *st, tconv_str key, OTF2_Type type)
 {
+    if (key < st->attr_last_cap && st->attr_last[key] &&
+        st->attrs[st->attr_last[key] - 1].type == type)
+        return st->attr_last[key] - 1;
     uint32_t a = tconv_map_get(&st->attr_map, key, type);
-    if (a != UINT32_MAX) return a;
-    OTF2W_GROW(st->attrs, st->attrs_cap, st->nattrs + 1);
-    a = (uint32_t)st->nattrs++;
-    st->attrs[a].key = key;
-    st->attrs[a].type = type;
-    st->attrs[a].input = st->cur_input;
-    tconv_map_set(&st->attr_map, key, type, a);
+    if (a == UINT32_MAX) {
+        OTF2W_GROW(st->attrs, st->attrs_cap, st->nattrs + 1);
+        a = (uint32_t)st->nattrs++;
+        st->attrs[a].key = key;
+        st->attrs[a].type = type;
+        st->attrs[a].input = st->cur_input;
+        tconv_map_set(&st->attr_map, key, type, a);
+    }
+    if (key >= st->attr_last_cap) {
+        size_t old = st->attr_last_cap;
+        OTF2W_GROW(st->attr_last, st->attr_last_cap, (size_t)key + 1);
+        memset(st->attr_last + old, 0, (st->attr_last_cap - old) * sizeof(*st->attr_last));
+    }
+    st->attr_last[key] = a + 1;
     return a;
 }
 

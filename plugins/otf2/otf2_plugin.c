@@ -94,6 +94,7 @@ void otf2_state_free(otf2_state *st)
     tconv_map_free(&st->instance_map);
     free(st->attrs);
     tconv_map_free(&st->attr_map);
+    free(st->attr_last);
     free(st->markdefs);
     tconv_map_free(&st->markdef_map);
     otf2_bytes_free(&st->markers);

@@ -169,6 +169,10 @@ typedef struct otf2_state {
     otf2_attr *attrs;
     size_t nattrs, attrs_cap;
     tconv_map attr_map;
+    /* By key, the attribute last looked up for it plus 1 (otf2_attr_get): a key keeps its
+     * type from one event to the next, and every arg of every event is looked up. */
+    uint32_t *attr_last;
+    size_t attr_last_cap;
 
     otf2_markdef *markdefs;
     size_t nmarkdefs, markdefs_cap;
