@@ -6,6 +6,8 @@
 #   BUILD_DIR  a Release build of tconv (cmake -DCMAKE_BUILD_TYPE=Release)
 #   SCALE      copies of each nsys export laid end to end in time (default 200)
 # environment:
+#   ROCSCALE=N    copies of the rocprofv3 document's records (default 5: about as many rows as
+#                 the Chrome trace has events)
 #   RUNS=N        runs per measurement, the best of which is shown (default 3)
 #   CALLGRIND=1   also count instructions per row with valgrind --tool=callgrind, the figure to
 #                 compare on a shared machine
@@ -15,14 +17,19 @@
 # (fuser-64ee035-report1, NVTX and CUDA driver calls), each made SCALE times longer by SQL
 # (each copy of every event table shifted in time, correlation id and sample id, so the copies
 # neither overlap nor correlate across); the corpus's rocprofv3 JSON (43 915 kernel dispatches,
-# 37 MB); and, for the Chrome reader, a Kineto-like trace of tests/bench/gen_trace.py of about as
-# many events as the scaled fuser export has rows.
+# 37 MB, half of it the 9 889 kernel symbols), as it is and with its buffer records ROCSCALE
+# times, shifted likewise (the symbols, as StringIds, once); and, for the Chrome reader, a
+# Kineto-like trace of tests/bench/gen_trace.py of about as many events as the scaled fuser
+# export has rows.
 # A row is a row of a table the reader reads (kernels, calls, ranges, samples: not StringIds);
-# an event is a Chrome trace event. Each line: seconds, rows (events) per second, CPU seconds,
-# peak RSS; the load average is printed with them, since the machine may be shared.
+# an event is a Chrome trace event. The Chrome reader is measured at the default -j, which reads
+# its event array in parts on every core (docs/scale.md), and at -j 1. Each line: seconds, rows
+# (events) per second, CPU seconds, peak RSS; the load average is printed with them, since the
+# machine may be shared.
 set -euo pipefail
 BUILD=${1:?usage: gpu-readers-bench.sh BUILD_DIR [SCALE]}
 SCALE=${2:-200}
+ROCSCALE=${ROCSCALE:-5}
 RUNS=${RUNS:-3}
 TCONV=$BUILD/tconv
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -85,11 +92,40 @@ PY
 }
 rows=$(scale "$NSYS" "$TMP/pipit.sqlite")
 rows2=$(scale "$CORPUS/nsys/fuser-64ee035-report1.sqlite" "$TMP/fuser.sqlite")
-# rocprofv3: every kernel dispatch and API record (this file has dispatches only)
+# rocprofv3: every kernel dispatch and API record (this file has dispatches only); the scaled
+# copy's records again ROCSCALE-1 times, each copy after the last in time, with its own
+# correlation and dispatch ids
 rocrows=$(python3 -c '
 import gzip, json, sys
 d = json.load(gzip.open(sys.argv[1]))
 print(sum(len(v) for p in d["rocprofiler-sdk-tool"] for v in p["buffer_records"].values()))' "$ROCPROF")
+rocrows2=$(python3 - "$ROCPROF" "$TMP/rocprof.json" "$ROCSCALE" <<'PY'
+import copy, gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+k = int(sys.argv[3])
+rows = 0
+for p in d["rocprofiler-sdk-tool"]:
+    recs = [r for v in p["buffer_records"].values() for r in v]
+    lo = min(r["start_timestamp"] for r in recs)
+    span = max(r["end_timestamp"] for r in recs) - lo + 1000
+    corr = max(r["correlation_id"]["internal"] for r in recs) + 1
+    for kind, v in p["buffer_records"].items():
+        out = []
+        for i in range(k):
+            for r in v:
+                r = copy.deepcopy(r)
+                r["start_timestamp"] += i * span
+                r["end_timestamp"] += i * span
+                r["correlation_id"]["internal"] += i * corr
+                if "dispatch_info" in r:
+                    r["dispatch_info"]["dispatch_id"] += i * corr
+                out.append(r)
+        p["buffer_records"][kind] = out
+        rows += len(out)
+json.dump(d, open(sys.argv[2], "w"), separators=(",", ":"))
+print(rows)
+PY
+)
 # Chrome: about as many events as the fuser export has rows (~130 bytes an event)
 python3 "$ROOT/tests/bench/gen_trace.py" "$TMP/kineto.json" $(((rows2 * 130 + 999999) / 1000000)) >/dev/null
 events=$("$TCONV" -q -w text "$TMP/kineto.json" | grep -cv '^track\|^sampletype' || true)
@@ -97,7 +133,8 @@ events=$("$TCONV" -q -w text "$TMP/kineto.json" | grep -cv '^track\|^sampletype'
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "inputs: nsys pipit x$SCALE $(du -h "$TMP/pipit.sqlite" | cut -f1) $rows rows (CPU samples" \
      "included); nsys fuser x$SCALE $(du -h "$TMP/fuser.sqlite" | cut -f1) $rows2 rows;" \
-     "rocprofv3 JSON $rocrows rows; Kineto JSON $(du -h "$TMP/kineto.json" | cut -f1) $events events"
+     "rocprofv3 JSON $rocrows rows, x$ROCSCALE $(du -h "$TMP/rocprof.json" | cut -f1) $rocrows2 rows;" \
+     "Kineto JSON $(du -h "$TMP/kineto.json" | cut -f1) $events events"
 
 # measure LABEL N CMD...: the best of RUNS runs; N rows or events
 measure() {
@@ -106,11 +143,16 @@ measure() {
     local best= best_cpu= rss=0 secs usr sys r
     for ((i = 0; i < RUNS; i++)); do
         rm -rf "$TMP/out"
-        /usr/bin/time -f "%e %U %S %M" -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err" || {
+        # Wall time from the clock in ns (time's %e has 10 ms steps, a fifth of a small run).
+        local t0 t1
+        t0=$(date +%s%N)
+        /usr/bin/time -f "%U %S %M" -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err" || {
             cat "$TMP/err" >&2
             exit 1
         }
-        read -r secs usr sys r <"$TMP/time"
+        t1=$(date +%s%N)
+        read -r usr sys r <"$TMP/time"
+        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b - a) / 1e9}')
         local cpu
         cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN{print u + s}')
         if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN{exit !(a < b)}'; then best=$secs; fi
@@ -118,7 +160,7 @@ measure() {
         [ "$r" -gt "$rss" ] && rss=$r
     done
     awk -v l="$label" -v s="$best" -v c="$best_cpu" -v n="$n" -v r="$rss" 'BEGIN {
-        printf "  %-30s %6.2f s %10.0f /s %6.2f s CPU %10.0f /CPU s %7.1f MB RSS", l, s,
+        printf "  %-30s %6.3f s %10.0f /s %6.2f s CPU %10.0f /CPU s %7.1f MB RSS", l, s,
                (s > 0 ? n / s : 0), c, (c > 0 ? n / c : 0), r / 1024 }'
     if [ "${CALLGRIND:-0}" = 1 ]; then
         rm -rf "$TMP/out"
@@ -133,5 +175,11 @@ for w in pprof otf2; do
         "$TMP/pipit.sqlite"
     measure "nsys fuser -> $w" "$rows2" "$TCONV" -q -w $w -o "$TMP/out" "$TMP/fuser.sqlite"
     measure "rocprofv3 JSON -> $w" "$rocrows" "$TCONV" -q -w $w -o "$TMP/out" "$ROCPROF"
+    measure "rocprofv3 JSON x$ROCSCALE -> $w" "$rocrows2" "$TCONV" -q -w $w -o "$TMP/out" \
+        "$TMP/rocprof.json"
     measure "chrome (Kineto) -> $w" "$events" "$TCONV" -q -w $w -o "$TMP/out" "$TMP/kineto.json"
+    # The Chrome reader on one thread: the run above reads its event array in parts on every
+    # core (-j), which the other readers do not.
+    measure "chrome (Kineto) -j 1 -> $w" "$events" "$TCONV" -q -j 1 -w $w -o "$TMP/out" \
+        "$TMP/kineto.json"
 done
