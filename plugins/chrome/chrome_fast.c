@@ -27,6 +27,7 @@
 
 #include "chrome_reader.h"
 #include "chrome_time.h"
+#include "jsonscan.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -44,37 +45,6 @@ static inline const unsigned char *chrome_fast_blanks(const unsigned char *p,
     while (p < end && chrome_fast_blank(*p))
         p++;
     return p;
-}
-
-/* The closing quote of the string whose text starts at p, or NULL when the text holds an escape,
- * a control character or a byte that is not ASCII (the general path checks those), or does not
- * end before end. */
-static inline const unsigned char *chrome_fast_string(const unsigned char *p,
-                                                      const unsigned char *end)
-{
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1f);
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i hit =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                         _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
-        /* The high bit of a byte above 0x7f is its own mark. */
-        unsigned m = (unsigned)_mm_movemask_epi8(hit) | (unsigned)_mm_movemask_epi8(v);
-        if (m) {
-            p += __builtin_ctz(m);
-            return *p == '"' ? p : NULL;
-        }
-        p += 16;
-    }
-#endif
-    for (; p < end; p++) {
-        unsigned char c = *p;
-        if (c == '"') return p;
-        if (c == '\\' || c < 0x20 || c > 0x7f) return NULL;
-    }
-    return NULL;
 }
 
 /* A JSON number at p as the lexer reads one: the byte after it, or NULL when p holds none or it
@@ -342,7 +312,7 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
             from = to = NULL;
         } else if (*p == '"') {
             from = p + 1;
-            to = chrome_fast_string(from, end);
+            to = jsonscan_plain_string(from, end);
             if (!to) return 0;
             chrome_fast_string_val(&v, k, from, to);
             p = to + 1;
@@ -449,7 +419,7 @@ static int chrome_shape_object(const chrome_shape *sh, const unsigned char *p,
         if (i == last) break;
         const unsigned char *e;
         if (sh->kind[i] == 's') {
-            e = chrome_fast_string(p, end);
+            e = jsonscan_plain_string(p, end);
             if (!e) return 0;
             chrome_fast_string_val(&v, sh->field[i], p, e);
         } else {

@@ -3,43 +3,12 @@
 
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "jsonscan.h"
 
 static inline int rp_jfast_blank(unsigned char c)
 {
     /* '\v' and '\f' are left to the lexer, which refuses them. */
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-/* The closing quote of the string whose text starts at p, or NULL when the text holds an
- * escape, a control character or a byte that is not ASCII, or does not end before end. */
-static inline const unsigned char *rp_jfast_string(const unsigned char *p, const unsigned char *end)
-{
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1f);
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i hit =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                         _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
-        /* The high bit of a byte above 0x7f is its own mark. */
-        unsigned m = (unsigned)_mm_movemask_epi8(hit) | (unsigned)_mm_movemask_epi8(v);
-        if (m) {
-            p += __builtin_ctz(m);
-            return *p == '"' ? p : NULL;
-        }
-        p += 16;
-    }
-#endif
-    for (; p < end; p++) {
-        unsigned char c = *p;
-        if (c == '"') return p;
-        if (c == '\\' || c < 0x20 || c > 0x7f) return NULL;
-    }
-    return NULL;
 }
 
 /* Past the integer at p, or NULL when p holds none; its value in *num when it has at most 18
@@ -105,7 +74,7 @@ rp_jfast_value_at(const unsigned char *p, const unsigned char *end, unsigned kin
         return q;
     }
     if (p == end || *p != '"') return NULL;
-    const unsigned char *q = rp_jfast_string(p + 1, end);
+    const unsigned char *q = jsonscan_plain_string(p + 1, end);
     if (!q) return NULL;
     g->v = p + 1;
     g->len = (size_t)(q - p - 1);
@@ -178,7 +147,7 @@ static const unsigned char *rp_jfast_learn(rp_jfast *t, rp_jrec *r, const unsign
             goto close;
         }
         if (*p != '"') return NULL;
-        const unsigned char *k = p + 1, *q = rp_jfast_string(k, end);
+        const unsigned char *k = p + 1, *q = jsonscan_plain_string(k, end);
         if (!q) return NULL;
         if (!skip) rp_jrec_key(r, (const char *)k, (size_t)(q - k));
         p = rp_jfast_blanks(q + 1, end);
