@@ -139,28 +139,16 @@ static tconv_str flamegraph_writer_root(flamegraph_writer *w, uint32_t track)
     return w->root_of[track] - 1;
 }
 
-/* A GPU stream's work under one frame naming its device (the track's process: Kineto's device
- * number) and stream ("0/stream 7", as pprof names a stream without a thread name): kernels of
- * different devices and streams stay apart, and none sits at the root beside the CPU's stacks.
- * 0 for other tracks. */
+/* A GPU stream's work under one frame naming its device and stream (folded_stream_root, as
+ * pprof names it): kernels of different devices and streams stay apart, and none sits at the
+ * root beside the CPU's stacks. 0 for other tracks. */
 static tconv_str flamegraph_writer_stream(flamegraph_writer *w, uint32_t track)
 {
     const tconv_track *t = tconv_track_describe(w->ctx, track);
     if (!t || t->kind != TCONV_TRACK_GPU) return 0;
     w->stream_of =
         flamegraph_grow(w->stream_of, &w->streamcap, (size_t)track + 1, sizeof(*w->stream_of));
-    if (!w->stream_of[track]) {
-        const char *pid = tconv_string_get(w->ctx, t->pid);
-        const char *stream = tconv_string_get(w->ctx, t->thread_name ? t->thread_name : t->tid);
-        size_t np = strlen(pid), ns = strlen(stream);
-        size_t at = np ? np + 1 : 0;
-        char *name = flamegraph_alloc(at + ns + 1, 1);
-        memcpy(name, pid, np);
-        if (np) name[np] = '/';
-        memcpy(name + at, stream, ns);
-        w->stream_of[track] = tconv_string_intern(w->ctx, name, at + ns);
-        free(name);
-    }
+    if (!w->stream_of[track]) w->stream_of[track] = folded_stream_root(w->ctx, track);
     return w->stream_of[track];
 }
 

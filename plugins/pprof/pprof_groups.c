@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded_root.h"
+
 void pprof_groups_init(pprof_groups *g)
 {
     memset(g, 0, sizeof *g);
@@ -162,7 +164,10 @@ int pprof_groups_build(pprof_groups *g, pprof_writer *w)
         if (rooted) {
             tconv_frame f;
             memset(&f, 0, sizeof f);
-            f.name = tconv_string_intern_cstr(ctx, label);
+            /* A stream by its device too, as the flame graph names it: streams of two devices
+             * with one number are two roots. */
+            f.name = tr->kind == TCONV_TRACK_GPU ? folded_stream_root(ctx, t)
+                                                 : tconv_string_intern_cstr(ctx, label);
             k.root_frame = pprof_stacks_frame(&w->stacks, &f);
             if (k.root_frame == PPROF_INDEX_NONE) goto oom;
         }

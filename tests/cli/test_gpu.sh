@@ -67,8 +67,8 @@ if [ -x "$DUMP" ]; then
     expect_grep "$TMP/samples" "1,0,4000 | pid=100 tid=100 thread=python | main;cudaGraphLaunch;[gpu] graph_node_b"
     # The stream-rooted samples stay, as wall time, with no GPU time; graph_node_b, which
     # outlives the annotation it starts in, keeps its whole length on a second lane.
-    expect_grep "$TMP/samples" "2,2000,0 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;## forward ##;relu_kernel"
-    expect_grep "$TMP/samples" "1,4000,0 | pid=0 tid=7 #2 thread=stream 7 #2 device=0 | stream 7 #2;graph_node_b"
+    expect_grep "$TMP/samples" "2,2000,0 | pid=0 tid=7 thread=stream 7 device=0 | 0/stream 7;## forward ##;relu_kernel"
+    expect_grep "$TMP/samples" "1,4000,0 | pid=0 tid=7 #2 thread=stream 7 #2 device=0 | 0/stream 7 #2;graph_node_b"
     "$DUMP" flat "$TMP/k.pb.gz" | grep '^total' >"$TMP/tg"
     "$DUMP" flat "$TMP/plain.pb.gz" | grep '^total' >"$TMP/tp"
     # 6 GPU samples; the same wall time as without attribution; 12500+2000+3001+4000+6250.

@@ -49,3 +49,21 @@ tconv_str folded_root_name(tconv_ctx *ctx, uint32_t track, int mode)
     free(p);
     return id;
 }
+
+tconv_str folded_stream_root(tconv_ctx *ctx, uint32_t track)
+{
+    const tconv_track *t = tconv_track_describe(ctx, track);
+    if (!t || t->kind != TCONV_TRACK_GPU) return 0;
+    const char *pid = tconv_string_get(ctx, t->pid);
+    const char *stream = tconv_string_get(ctx, t->thread_name ? t->thread_name : t->tid);
+    size_t np = strlen(pid), ns = strlen(stream);
+    size_t at = np ? np + 1 : 0;
+    char *name = malloc(at + ns + 1);
+    if (!name) folded_oom(at + ns + 1);
+    memcpy(name, pid, np);
+    if (np) name[np] = '/';
+    memcpy(name + at, stream, ns);
+    tconv_str id = tconv_string_intern(ctx, name, at + ns);
+    free(name);
+    return id;
+}

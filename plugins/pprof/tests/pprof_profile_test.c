@@ -252,8 +252,8 @@ static void pprof_test_gpu_stream_root_and_python_frames(void **state)
     (void)state;
     Perftools__Profiles__Profile *p = pprof_test_convert("gpu_python.pptest", "gpu.pb.gz", NULL);
     static const char *const want[] = {
-        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;gemm_kernel",
-        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;Memcpy HtoD",
+        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | 0/stream 7;gemm_kernel",
+        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | 0/stream 7;Memcpy HtoD",
         "1,300 | pid=1 tid=9 thread=main | forward;aten::mm",
         "1,700 | pid=1 tid=9 thread=main | forward",
         NULL,
@@ -268,7 +268,7 @@ static void pprof_test_gpu_stream_root_and_python_frames(void **state)
     assert_int_equal(l->line[0]->function_id, fwd->id);
     assert_int_equal(l->line[0]->line, 42);
     /* The stream's root frame is a function of its own, with no category. */
-    const Perftools__Profiles__Function *root = pprof_test_function_named(p, "stream 7");
+    const Perftools__Profiles__Function *root = pprof_test_function_named(p, "0/stream 7");
     assert_int_equal(root->filename, 0);
     perftools__profiles__profile__free_unpacked(p, NULL);
 }
@@ -297,8 +297,8 @@ static void pprof_test_root_and_category_modes(void **state)
     static const char *const all[] = {"root=all", NULL};
     p = pprof_test_convert("gpu_python.pptest", "rootall.pb.gz", all);
     static const char *const want_all[] = {
-        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;gemm_kernel",
-        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | stream 7;Memcpy HtoD",
+        "2,500 | pid=0 tid=7 thread=stream 7 device=0 | 0/stream 7;gemm_kernel",
+        "1,100 | pid=0 tid=7 thread=stream 7 device=0 | 0/stream 7;Memcpy HtoD",
         "1,300 | pid=1 tid=9 thread=main | main;forward;aten::mm",
         "1,700 | pid=1 tid=9 thread=main | main;forward",
         NULL,
@@ -319,8 +319,8 @@ static void pprof_test_steps_are_a_label(void **state)
         "1,700 | pid=1 tid=7 thread=python process=trainer step=5 | ProfilerStep",
         "1,500 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep;aten::mm",
         "1,300 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep",
-        "1,200 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep;gemm",
-        "1,400 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep",
+        "1,200 | pid=0 tid=3 thread=stream 3 device=0 step=5 | 0/stream 3;ProfilerStep;gemm",
+        "1,400 | pid=0 tid=3 thread=stream 3 device=0 step=5 | 0/stream 3;ProfilerStep",
         NULL,
     };
     pprof_test_expect_samples(p, want);
@@ -342,8 +342,8 @@ static void pprof_test_steps_are_a_label(void **state)
         "1,1 | pid=1 tid=7 thread=python process=trainer step=5 | ProfilerStep#5",
         "1,1 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep#6;aten::mm",
         "1,0 | pid=1 tid=7 thread=python process=trainer step=6 | ProfilerStep#6",
-        "1,0 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep#5;gemm",
-        "1,0 | pid=0 tid=3 thread=stream 3 device=0 step=5 | stream 3;ProfilerStep#5",
+        "1,0 | pid=0 tid=3 thread=stream 3 device=0 step=5 | 0/stream 3;ProfilerStep#5;gemm",
+        "1,0 | pid=0 tid=3 thread=stream 3 device=0 step=5 | 0/stream 3;ProfilerStep#5",
         NULL,
     };
     pprof_test_expect_samples(p, want_keep);
