@@ -11,8 +11,8 @@
 
 /* The event chunk: OTF2's least, which holds the largest event record (OTF2W_MAX_ARGS
  * attributes, otf2_collect.c); OTF2 clears a writer's whole chunk when it closes, once per
- * location. The definition chunk of an MPI run's archive, whose ranks must agree on it without
- * knowing each other's strings; one run's is sized by otf2_def_chunk. */
+ * location. The definition chunk is sized to the archive (otf2_def_chunk_for); OTF2W_DEF_CHUNK
+ * only if an MPI run's ranks could not agree on one. */
 enum { OTF2W_EVT_CHUNK = 256 * 1024, OTF2W_DEF_CHUNK = 4 * 1024 * 1024 };
 
 /* The one communicator that carries the flow messages, and its two groups. */
@@ -617,15 +617,10 @@ static tconv_status otf2_write_all(otf2_state *st, OTF2_Archive *ar)
  * whole chunk when it closes: 4 MiB for each of a trace's hundreds of GPU streams was most of
  * the time of writing such a trace. The largest definition is a string (one of the context's,
  * or a counter's name and key joined) or the group of every location. */
-static uint64_t otf2_def_chunk(const otf2_state *st)
+static uint64_t otf2_def_chunk_for(uint64_t longest, uint64_t nlocations)
 {
-    uint64_t longest = 0;
-    for (uint32_t i = 0, n = tconv_string_count(st->ctx); i < n; i++) {
-        uint64_t len = tconv_string_length(st->ctx, i);
-        if (len > longest) longest = len;
-    }
     uint64_t need = 2 * longest + 16;
-    if ((uint64_t)st->nlocations * 10 > need) need = (uint64_t)st->nlocations * 10;
+    if (nlocations * 10 > need) need = nlocations * 10;
     need += 4096; /* the chunk's header, with room to spare */
     uint64_t chunk = OTF2_CHUNK_SIZE_MIN;
     while (chunk < need && chunk < OTF2_CHUNK_SIZE_MAX)
@@ -633,12 +628,23 @@ static uint64_t otf2_def_chunk(const otf2_state *st)
     return chunk;
 }
 
+static uint64_t otf2_longest_string(const otf2_state *st)
+{
+    uint64_t longest = 0;
+    for (uint32_t i = 0, n = tconv_string_count(st->ctx); i < n; i++) {
+        uint64_t len = tconv_string_length(st->ctx, i);
+        if (len > longest) longest = len;
+    }
+    return longest;
+}
+
 tconv_status otf2_archive_write(otf2_state *st)
 {
     st->shift = st->have_time && st->min_ts < 0 ? st->min_ts : 0;
     const char *dir = tconv_output_dir(st->out);
     OTF2_Archive *ar =
-        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK, otf2_def_chunk(st),
+        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK,
+                          otf2_def_chunk_for(otf2_longest_string(st), st->nlocations),
                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) return otf2_error_fail(st, "creating the archive", OTF2_ERROR_INVALID);
     tconv_status s = otf2_write_all(st, ar);
@@ -727,12 +733,37 @@ static void otf2_gather_locations(otf2_state *st, otf2_state *g, tconv_collectiv
     free(mine);
 }
 
+/* The definition chunk of an MPI run, which its ranks must agree on: the one a single process
+ * would size (otf2_def_chunk_for), from the longest string any rank holds and every rank's
+ * locations, so that the archive is the same bytes. */
+static uint64_t otf2_def_chunk_part(const otf2_state *st, tconv_collective *c)
+{
+    uint64_t mine[2] = {otf2_longest_string(st), st->nlocations}, chunk = 0;
+    unsigned char *all = NULL;
+    size_t *counts = NULL;
+    tconv_collective_gather(c, mine, sizeof(mine), 0, &all, &counts);
+    if (tconv_collective_rank(c) == 0) {
+        uint64_t longest = 0, nlocations = 0;
+        for (int q = 0, n = tconv_collective_size(c); all && q < n; q++) {
+            uint64_t v[2];
+            memcpy(v, all + (size_t)q * sizeof(v), sizeof(v));
+            if (v[0] > longest) longest = v[0];
+            nlocations += v[1];
+        }
+        chunk = otf2_def_chunk_for(longest, nlocations);
+    }
+    free(all);
+    free(counts);
+    tconv_collective_bcast(c, &chunk, sizeof(chunk), 0);
+    return chunk ? chunk : OTF2W_DEF_CHUNK;
+}
+
 tconv_status otf2_archive_write_part(otf2_state *st, otf2_state *g, tconv_collective *c)
 {
     const char *dir = tconv_output_dir(st->out);
-    OTF2_Archive *ar =
-        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK, OTF2W_DEF_CHUNK,
-                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    uint64_t def_chunk = otf2_def_chunk_part(st, c);
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2W_EVT_CHUNK,
+                                         def_chunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     /* Opening is collective: a rank that could not open cannot take part any more, and the
      * others would wait for it. OTF2 fails only on what fails everywhere (memory, arguments). */
     if (!ar) return otf2_error_fail(st, "creating the archive", OTF2_ERROR_INVALID);
