@@ -39,7 +39,9 @@ typedef struct tconv_sink tconv_sink;
 /* Nonzero when the core would read a JSON array of this input in parts: the run reads it on the
  * calling thread with threads to spare (-j, one input), from a regular file (plain or gzip) at
  * least as large as the run's threshold. Ask once, before the array; a reader that is told 0
- * reads the input whole, as before. */
+ * reads the input whole, as before. A reader of another format may ask it too, as "may this
+ * read keep a thread of its own busy beside the calling thread": the answer weighs the same
+ * spare cores and the same input size. */
 int tconv_split_possible(tconv_ctx *ctx, tconv_input *in);
 
 /* The reader's part functions and what the core needs to know of the array. */

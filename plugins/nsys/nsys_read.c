@@ -186,7 +186,9 @@ tconv_status nsys_read(tconv_ctx *ctx, tconv_input *in, const nsys_opts *opt, tc
     const char *absent[NSYS_SRC_COUNT];
     size_t nabsent = 0;
     int64_t samples_left = 0;
-    if (sqlin_open(&r->d, ctx, in, "an Nsight Systems export", "nsys.wal") != 0) goto out;
+    /* A thread to spare reads the CPU samples' frames (nsys_chains.c). */
+    unsigned flags = tconv_split_possible(ctx, in) ? SQLIN_SPARE : 0;
+    if (sqlin_open(&r->d, ctx, in, "an Nsight Systems export", "nsys.wal", flags) != 0) goto out;
     if (nsys_recognise(r) != 0) goto out;
     nsys_schema(r);
     if (nsys_names_init(r) != 0 || nsys_tracks_init(r) != 0 || nsys_nvtx_prepare(r) != 0) goto out;

@@ -6,9 +6,11 @@
  *   nsys_tracks.c   threads, processes and GPU streams as tracks, with their names;
  *   nsys_gpu.c      kernels, copies, sets, synchronisations, graphs, GPU memory;
  *   nsys_cpu.c      CUDA API calls, NVTX, OS runtime, library calls, overhead, backtraces;
- *   nsys_samples.c  CPU sampling as stack samples.
+ *   nsys_samples.c  CPU sampling as stack samples;
+ *   nsys_chains.c   the samples' frames read on a thread of their own, when there is one.
  * Memory: the tracks, the distinct strings used (one map entry per StringIds id that an event
- * names) and one row of each table at a time; SQLite sorts each table by start with its own
+ * names), one row of each table at a time (and a few blocks of frame rows for the thread
+ * that reads them); SQLite sorts each table by start with its own
  * bounded cache, spilling to temporary files. */
 #ifndef NSYS_READER_H
 #define NSYS_READER_H
@@ -58,6 +60,20 @@ typedef struct nsys_cursor {
     uint64_t rows;
 } nsys_cursor;
 
+/* A frame's row of SAMPLING_CALLCHAINS as read: StringIds ids, is the symbol there, kernel
+ * mode; with the id of the sample it belongs to. */
+typedef struct nsys_raw_frame {
+    int64_t symbol, module;
+    int has_symbol, kernel;
+} nsys_raw_frame;
+
+typedef struct nsys_chain_row {
+    int64_t id;
+    nsys_raw_frame f;
+} nsys_chain_row;
+
+typedef struct nsys_chains nsys_chains;
+
 typedef struct nsys_reader {
     tconv_ctx *ctx;
     tconv_sink *sink;
@@ -100,12 +116,14 @@ typedef struct nsys_reader {
 
     /* backtraces and samples */
     sqlite3_stmt *cuda_chain_st, *osrt_chain_st, *sample_st;
-    /* SAMPLING_CALLCHAINS read once in id order beside the samples (nsys_samples.c) */
+    /* SAMPLING_CALLCHAINS read once in id order beside the samples (nsys_samples.c), by this
+     * statement or on a thread of its own (nsys_chains.c) */
     sqlite3_stmt *chain_scan;
-    int64_t scan_id;            /* the id of the scan's current row */
-    int64_t scan_max;           /* the largest sample id the scan served */
-    int scan_state;             /* 0 not opened, 1 on a row, 2 at its end */
-    struct nsys_raw_frame *raw; /* one sample's frames as scanned */
+    struct nsys_chains *chains;
+    nsys_chain_row scan_row; /* the scan's current row */
+    int64_t scan_max;        /* the largest sample id the scan served */
+    int scan_state;          /* 0 not opened, 1 on a row, 2 at its end */
+    nsys_raw_frame *raw;     /* one sample's frames as scanned */
     size_t raw_cap;
     tconv_frame *frames;
     size_t frames_cap;
@@ -133,6 +151,16 @@ typedef struct nsys_reader {
     uint64_t pushed, skipped;
     uint32_t first_track; /* of the first event pushed */
 } nsys_reader;
+
+/* nsys_chains.c: the scan of SAMPLING_CALLCHAINS by sql (columns id, symbol, module, kernel
+ * mode) on a thread of its own, with the spare connection (taken); NULL when there is none or
+ * the thread cannot start (the caller then reads on its own connection). next gives the scan's
+ * next row: 1, 0 at its end, -1 with the error on the ctx. */
+nsys_chains *nsys_chains_start(nsys_reader *r, const char *sql);
+int nsys_chains_next(nsys_reader *r, nsys_chains *c, nsys_chain_row *row);
+void nsys_chains_stop(nsys_chains *c);
+/* The current row of a statement of those columns. */
+nsys_chain_row nsys_chain_row_read(sqlite3_stmt *st);
 
 /* nsys_read.c */
 tconv_status nsys_read(tconv_ctx *ctx, tconv_input *in, const nsys_opts *opt, tconv_sink *sink);
@@ -189,7 +217,10 @@ tconv_status nsys_cpu_row(nsys_reader *r, nsys_cursor *c);
 /* The export's NVTX domain, category and thread names, read before the events. */
 int nsys_nvtx_prepare(nsys_reader *r);
 
-/* nsys_samples.c */
+/* nsys_samples.c. Before the samples' cursor is opened (and its order checked), begin starts
+ * the scan of their frames on a thread of its own when sqlin_open kept a spare connection; else
+ * the scan starts inline at the first sample. */
+void nsys_samples_begin(nsys_reader *r);
 tconv_status nsys_sample_row(nsys_reader *r, nsys_cursor *c);
 /* The frames of a backtrace (CUDA_CALLCHAINS, OSRT_CALLCHAINS) as spans over [start, end] on
  * track, root first, before the call itself is pushed. */

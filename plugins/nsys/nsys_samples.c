@@ -109,21 +109,6 @@ static int64_t nsys_sample_period(nsys_reader *r, int sorted)
     return rc < 0 ? -1 : period;
 }
 
-/* A frame's row as read: StringIds ids, is the symbol there, kernel mode. */
-typedef struct nsys_raw_frame {
-    int64_t symbol, module;
-    int has_symbol, kernel;
-} nsys_raw_frame;
-
-static nsys_raw_frame nsys_raw_read(sqlite3_stmt *st, int col)
-{
-    nsys_raw_frame f;
-    f.symbol = sqlin_int(st, col, &f.has_symbol);
-    f.module = sqlin_int(st, col + 1, NULL);
-    f.kernel = sqlin_int(st, col + 2, NULL) != 0;
-    return f;
-}
-
 static void nsys_frame_fill(nsys_reader *r, tconv_frame *f, const nsys_raw_frame *raw)
 {
     memset(f, 0, sizeof(*f));
@@ -138,18 +123,37 @@ static const char *nsys_kernel_mode(nsys_reader *r)
     return sqlin_has_column(&r->d, "SAMPLING_CALLCHAINS", "kernelMode") ? "kernelMode" : "NULL";
 }
 
-/* Step the scan: 0, or -1 with the error on the ctx. A row whose id is not an integer matches
- * no sample (nor did it by `id = ?`); it reads as the smallest id, so that it is passed over. */
+static void nsys_chain_sql(nsys_reader *r, char *sql, size_t size)
+{
+    snprintf(sql, size,
+             "SELECT id, symbol, module, %s FROM SAMPLING_CALLCHAINS ORDER BY id, stackDepth",
+             nsys_kernel_mode(r));
+}
+
+void nsys_samples_begin(nsys_reader *r)
+{
+    char sql[160];
+    nsys_chain_sql(r, sql, sizeof(sql));
+    r->chains = nsys_chains_start(r, sql);
+    if (r->chains)
+        tconv_note(r->ctx, "%s: the CPU samples' frames are read on a thread of their own",
+                   r->d.name);
+}
+
+/* Step the scan: 0, or -1 with the error on the ctx. */
 static int nsys_scan_step(nsys_reader *r)
 {
-    int rc = sqlin_step(&r->d, r->chain_scan, "SAMPLING_CALLCHAINS");
-    if (rc < 0) return -1;
-    r->scan_state = rc == SQLITE_ROW ? 1 : 2;
-    if (r->scan_state == 1) {
-        int ok;
-        r->scan_id = sqlin_int(r->chain_scan, 0, &ok);
-        if (!ok) r->scan_id = INT64_MIN;
+    int rc;
+    if (r->chains) {
+        rc = nsys_chains_next(r, r->chains, &r->scan_row);
+        if (rc < 0) return -1;
+        rc = rc ? SQLITE_ROW : SQLITE_DONE;
+    } else {
+        rc = sqlin_step(&r->d, r->chain_scan, "SAMPLING_CALLCHAINS");
+        if (rc < 0) return -1;
+        if (rc == SQLITE_ROW) r->scan_row = nsys_chain_row_read(r->chain_scan);
     }
+    r->scan_state = rc == SQLITE_ROW ? 1 : 2;
     return 0;
 }
 
@@ -169,20 +173,18 @@ static int nsys_sample_frames(nsys_reader *r, int64_t id)
     size_t n = 0;
     if (r->scan_state == 0) {
         char sql[160];
-        snprintf(sql, sizeof(sql),
-                 "SELECT id, symbol, module, %s FROM SAMPLING_CALLCHAINS ORDER BY id, stackDepth",
-                 nsys_kernel_mode(r));
-        r->chain_scan = sqlin_prepare(&r->d, "SAMPLING_CALLCHAINS", sql);
-        if (!r->chain_scan || nsys_scan_step(r) != 0) return -1;
+        nsys_chain_sql(r, sql, sizeof(sql));
+        if (!r->chains) r->chain_scan = sqlin_prepare(&r->d, "SAMPLING_CALLCHAINS", sql);
+        if ((!r->chains && !r->chain_scan) || nsys_scan_step(r) != 0) return -1;
         r->scan_max = INT64_MIN;
     }
     if (id > r->scan_max) {
         r->scan_max = id;
-        while (r->scan_state == 1 && r->scan_id < id)
+        while (r->scan_state == 1 && r->scan_row.id < id)
             if (nsys_scan_step(r) != 0) return -1;
-        while (r->scan_state == 1 && r->scan_id == id) {
+        while (r->scan_state == 1 && r->scan_row.id == id) {
             if (n + 1 > r->raw_cap) TCONV_ARRAY_GROW(r->raw, r->raw_cap, n + 1);
-            r->raw[n++] = nsys_raw_read(r->chain_scan, 1);
+            r->raw[n++] = r->scan_row.f;
             if (nsys_scan_step(r) != 0) return -1;
         }
         /* leaf first as scanned; root first as pushed, names interned in that order */
@@ -204,7 +206,10 @@ static int nsys_sample_frames(nsys_reader *r, int64_t id)
     int rc;
     while ((rc = sqlin_step(&r->d, r->sample_st, "SAMPLING_CALLCHAINS")) == SQLITE_ROW) {
         nsys_frames_room(r, n + 1);
-        nsys_raw_frame raw = nsys_raw_read(r->sample_st, 0);
+        nsys_raw_frame raw;
+        raw.symbol = sqlin_int(r->sample_st, 0, &raw.has_symbol);
+        raw.module = sqlin_int(r->sample_st, 1, NULL);
+        raw.kernel = sqlin_int(r->sample_st, 2, NULL) != 0;
         nsys_frame_fill(r, &r->frames[n++], &raw);
     }
     sqlite3_reset(r->sample_st);
@@ -256,6 +261,8 @@ void nsys_samples_free(nsys_reader *r)
     sqlite3_finalize(r->osrt_chain_st);
     sqlite3_finalize(r->sample_st);
     sqlite3_finalize(r->chain_scan);
+    nsys_chains_stop(r->chains);
+    r->chains = NULL;
     r->cuda_chain_st = r->osrt_chain_st = r->sample_st = r->chain_scan = NULL;
     r->scan_state = 0;
     free(r->frames);

@@ -88,7 +88,7 @@ static const nsys_srcdef nsys_srcdefs[NSYS_SRC_COUNT] = {
     {.kind = NSYS_SRC_SAMPLES,
      .table = "COMPOSITE_EVENTS",
      .what = "CPU sampling",
-     .cols = {"start", "globalTid", "id", "cpu"},
+     .cols = {"start", "globalTid", "id"},
      .required = 0x07u},
     {.kind = NSYS_SRC_CUDA_MEMORY,
      .table = "CUDA_GPU_MEMORY_USAGE_EVENTS",
@@ -124,7 +124,7 @@ static int nsys_sql_add(char *buf, size_t cap, size_t *len, const char *s)
     return 0;
 }
 
-static int nsys_samples_auto(nsys_reader *r, int64_t *left);
+static int nsys_samples_left_out(nsys_reader *r, int64_t *left);
 
 /* nsys_before(t): is t before the time of the row before? Called by SQLite once per row in the
  * order of the scan, so the check runs inside the statement without handing every row over. */
@@ -235,43 +235,48 @@ int nsys_tables_open(nsys_reader *r, const char **absent, size_t *nabsent, int64
             if (def->what) absent[(*nabsent)++] = def->what;
             continue;
         }
-        if (def->kind == NSYS_SRC_SAMPLES &&
-            (r->opt.samples == NSYS_SAMPLES_OFF || !sqlin_has_table(&r->d, "SAMPLING_CALLCHAINS")))
-            continue;
+        if (def->kind == NSYS_SRC_SAMPLES) {
+            if (r->opt.samples == NSYS_SAMPLES_OFF ||
+                !sqlin_has_table(&r->d, "SAMPLING_CALLCHAINS"))
+                continue;
+            int out = nsys_samples_left_out(r, samples_left);
+            if (out < 0) return -1;
+            if (out) {
+                if (!*samples_left) absent[(*nabsent)++] = def->what;
+                continue;
+            }
+            nsys_samples_begin(r);
+        }
         if (nsys_cursor_open(r, def) != 0) return -1;
         /* An empty table says the same as an absent one: nothing of the kind was captured. */
         if (!r->cur[r->ncur - 1].has_row && def->what) absent[(*nabsent)++] = def->what;
     }
-    if (r->opt.samples == NSYS_SAMPLES_AUTO) return nsys_samples_auto(r, samples_left);
     return 0;
 }
 
 /* CPU samples beside spans of traced calls or GPU work: the stack stage can only add the
  * samples' CPU time to the spans' self time (and GPU attribution cannot take them at all), so
  * unless the user asks (-R samples=true) an export with both is read as its trace, and one
- * with samples alone as a CPU profile. */
-static int nsys_samples_auto(nsys_reader *r, int64_t *left)
+ * with samples alone as a CPU profile. Asked before the samples' cursor is opened (every source
+ * of spans comes before it), so that samples left out cost a count, not an order check. 1 when
+ * they are left out (their count in *left), 0 when read, -1 with the error on the ctx. */
+static int nsys_samples_left_out(nsys_reader *r, int64_t *left)
 {
-    nsys_cursor *samples = NULL;
     int spans = 0;
     for (size_t i = 0; i < r->ncur; i++) {
-        nsys_cursor *c = &r->cur[i];
-        if (c->kind == NSYS_SRC_SAMPLES)
-            samples = c;
-        else if (c->has_row && c->kind != NSYS_SRC_CUDA_MEMORY && c->kind != NSYS_SRC_WDDM_MEMORY &&
-                 c->kind != NSYS_SRC_OVERHEAD && c->kind != NSYS_SRC_CUPTI_OVERHEAD)
+        const nsys_cursor *c = &r->cur[i];
+        if (c->has_row && c->kind != NSYS_SRC_CUDA_MEMORY && c->kind != NSYS_SRC_WDDM_MEMORY &&
+            c->kind != NSYS_SRC_OVERHEAD && c->kind != NSYS_SRC_CUPTI_OVERHEAD)
             spans = 1;
     }
-    if (!samples || !samples->has_row || !spans) return 0;
+    if (r->opt.samples != NSYS_SAMPLES_AUTO || !spans) return 0;
     sqlite3_stmt *st =
         sqlin_prepare(&r->d, "COMPOSITE_EVENTS", "SELECT count(*) FROM COMPOSITE_EVENTS");
     if (!st) return -1;
-    if (sqlin_step(&r->d, st, "COMPOSITE_EVENTS") == SQLITE_ROW)
-        *left = sqlite3_column_int64(st, 0);
+    int rc = sqlin_step(&r->d, st, "COMPOSITE_EVENTS");
+    if (rc == SQLITE_ROW) *left = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    sqlite3_finalize(samples->st);
-    *samples = r->cur[--r->ncur];
-    return 0;
+    return rc < 0 ? -1 : 1;
 }
 
 void nsys_tables_close(nsys_reader *r)

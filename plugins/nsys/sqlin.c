@@ -15,6 +15,9 @@
 
 static const char sqlin_magic[16] = "SQLite format 3";
 
+/* Read-only through an immutable URI; each connection is one thread's at a time. */
+#define SQLIN_OPEN_FLAGS (SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX)
+
 int sqlin_is_sqlite(const unsigned char *buf, size_t len)
 {
     return len >= 16 && memcmp(buf, sqlin_magic, 16) == 0;
@@ -200,7 +203,23 @@ static int sqlin_list(sqlin_db *d, const char *what)
     return 0;
 }
 
-int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, const char *wal_kind)
+/* A second connection that has read the file once, so that it holds it open; NULL if not. */
+static sqlite3 *sqlin_open_spare(const char *uri)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int ok =
+        sqlite3_open_v2(uri, &db, SQLIN_OPEN_FLAGS, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master LIMIT 1", -1, &st, NULL) == SQLITE_OK;
+    int rc = ok ? sqlite3_step(st) : SQLITE_ERROR;
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) return db;
+    sqlite3_close_v2(db);
+    return NULL;
+}
+
+int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, const char *wal_kind,
+               unsigned flags)
 {
     memset(d, 0, sizeof(*d));
     d->ctx = ctx;
@@ -249,20 +268,19 @@ int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, c
         }
     }
     char *uri = sqlin_uri(path);
-    int rc =
-        uri ? sqlite3_open_v2(uri, &d->db,
-                              SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL)
-            : SQLITE_NOMEM;
-    free(uri);
+    int rc = uri ? sqlite3_open_v2(uri, &d->db, SQLIN_OPEN_FLAGS, NULL) : SQLITE_NOMEM;
     if (rc != SQLITE_OK) {
         tconv_error_set(ctx, "%s: cannot open the SQLite database: %s", d->name,
                         d->db ? sqlite3_errmsg(d->db) : sqlite3_errstr(rc));
         sqlin_close(d);
+        free(uri);
         if (tmp) unlink(tmp);
         free(tmp);
         return -1;
     }
     int listed = sqlin_list(d, what);
+    if (listed == 0 && (flags & SQLIN_SPARE)) d->spare = sqlin_open_spare(uri);
+    free(uri);
     /* SQLite holds the copy open from its first read on: the name can go now, so nothing is
      * left behind however the run ends. */
     if (tmp) unlink(tmp);
@@ -277,7 +295,8 @@ int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, c
 void sqlin_close(sqlin_db *d)
 {
     if (d->db) sqlite3_close_v2(d->db);
-    d->db = NULL;
+    if (d->spare) sqlite3_close_v2(d->spare);
+    d->db = d->spare = NULL;
     for (size_t i = 0; i < d->ntables; i++)
         free(d->tables[i]);
     free(d->tables);
@@ -301,11 +320,16 @@ int sqlin_step(sqlin_db *d, sqlite3_stmt *st, const char *table)
 {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW || rc == SQLITE_DONE) return rc;
-    tconv_error_set(d->ctx, "%s: cannot read table %s: %s", d->name, table, sqlite3_errmsg(d->db));
+    sqlin_step_error(d, table, rc, sqlite3_errmsg(d->db));
+    return -1;
+}
+
+void sqlin_step_error(sqlin_db *d, const char *table, int rc, const char *msg)
+{
+    tconv_error_set(d->ctx, "%s: cannot read table %s: %s", d->name, table, msg);
     if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_IOERR)
         tconv_error_hint(d->ctx, "the database is damaged; a copy cut short or changed while "
                                  "it was written reads like this");
-    return -1;
 }
 
 int sqlin_has_table(const sqlin_db *d, const char *table)

@@ -21,7 +21,13 @@ typedef struct sqlin_db {
     uint64_t bytes;   /* the database's size in bytes */
     char **tables;    /* names of its tables and views, sorted */
     size_t ntables;
+    sqlite3 *spare; /* a second connection, for a thread of the reader's (SQLIN_SPARE) */
 } sqlin_db;
+
+/* Flags of sqlin_open. SQLIN_SPARE: also open a second connection to the database (d->spare),
+ * for a scan on a thread of the reader's own. It is opened with the first, before a temporary
+ * copy's name goes; NULL when that fails, which only means the reader reads on one thread. */
+enum { SQLIN_SPARE = 1u };
 
 /* Does buf start with SQLite's 16-byte header string? */
 int sqlin_is_sqlite(const unsigned char *buf, size_t len);
@@ -32,14 +38,17 @@ int sqlin_contains(const unsigned char *buf, size_t len, const char *needle);
 /* Open in as a database and list its tables. what names the format for messages ("an Nsight
  * Systems export"), wal_kind the warning kind of a WAL file left unread ("nsys.wal"). 0, or -1
  * with the error on the ctx: not SQLite, truncated, unreadable, no room for the copy. */
-int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what,
-               const char *wal_kind);
+int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, const char *wal_kind,
+               unsigned flags);
 void sqlin_close(sqlin_db *d);
 
 /* A statement, or NULL with the error on the ctx ("NAME: cannot read table T: ..."). */
 sqlite3_stmt *sqlin_prepare(sqlin_db *d, const char *table, const char *sql);
 /* One step: SQLITE_ROW, SQLITE_DONE, or -1 with the error on the ctx. */
 int sqlin_step(sqlin_db *d, sqlite3_stmt *st, const char *table);
+/* The error sqlin_step puts on the ctx, for a step that failed with rc and msg on another
+ * connection (the spare, on another thread). */
+void sqlin_step_error(sqlin_db *d, const char *table, int rc, const char *msg);
 
 /* Does the database have this table (or view)? Exact name. */
 int sqlin_has_table(const sqlin_db *d, const char *table);

@@ -301,7 +301,7 @@ tconv_status rp_rpd_read(rp_common *c, tconv_input *in)
     }
     r->c = c;
     tconv_status st = TCONV_FATAL;
-    if (sqlin_open(&r->d, c->ctx, in, "an rpd profile", "rocprof.wal") != 0) goto out;
+    if (sqlin_open(&r->d, c->ctx, in, "an rpd profile", "rocprof.wal", 0) != 0) goto out;
     if (rpd_recognise(r) != 0) goto out;
     r->str_st =
         sqlin_prepare(&r->d, "rocpd_string", "SELECT string FROM rocpd_string WHERE id = ?1");

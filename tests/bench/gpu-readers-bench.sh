@@ -23,7 +23,8 @@
 # export has rows.
 # A row is a row of a table the reader reads (kernels, calls, ranges, samples: not StringIds);
 # an event is a Chrome trace event. The Chrome reader is measured at the default -j, which reads
-# its event array in parts on every core (docs/scale.md), and at -j 1. Each line: seconds, rows
+# its event array in parts on every core (docs/scale.md), and at -j 1; so is the nsys reader of
+# CPU samples, which at the default -j reads the samples' frames on a second thread. Each line: seconds, rows
 # (events) per second, CPU seconds, peak RSS; the load average is printed with them, since the
 # machine may be shared.
 set -euo pipefail
@@ -173,13 +174,16 @@ measure() {
 for w in pprof otf2; do
     measure "nsys pipit (samples) -> $w" "$rows" "$TCONV" -q -R samples=true -w $w -o "$TMP/out" \
         "$TMP/pipit.sqlite"
+    # The samples' frames on the calling thread: the run above reads them on a second one.
+    measure "nsys pipit (samples) -j 1 -> $w" "$rows" "$TCONV" -q -j 1 -R samples=true -w $w \
+        -o "$TMP/out" "$TMP/pipit.sqlite"
     measure "nsys fuser -> $w" "$rows2" "$TCONV" -q -w $w -o "$TMP/out" "$TMP/fuser.sqlite"
     measure "rocprofv3 JSON -> $w" "$rocrows" "$TCONV" -q -w $w -o "$TMP/out" "$ROCPROF"
     measure "rocprofv3 JSON x$ROCSCALE -> $w" "$rocrows2" "$TCONV" -q -w $w -o "$TMP/out" \
         "$TMP/rocprof.json"
     measure "chrome (Kineto) -> $w" "$events" "$TCONV" -q -w $w -o "$TMP/out" "$TMP/kineto.json"
     # The Chrome reader on one thread: the run above reads its event array in parts on every
-    # core (-j), which the other readers do not.
+    # core (-j).
     measure "chrome (Kineto) -j 1 -> $w" "$events" "$TCONV" -q -j 1 -w $w -o "$TMP/out" \
         "$TMP/kineto.json"
 done
