@@ -127,6 +127,14 @@ static const unsigned char *rp_jfast_blanks(const unsigned char *p, const unsign
     return p;
 }
 
+const unsigned char *rp_jfast_next(const unsigned char *p, const unsigned char *end)
+{
+    p = rp_jfast_blanks(p, end);
+    if (p == end || *p != ',') return NULL;
+    p = rp_jfast_blanks(p + 1, end);
+    return p < end && *p == '{' ? p : NULL;
+}
+
 /* Read the record at p into r and into a new template, as the lexer and rp_jrec would: keys
  * fold into paths, a container no path goes through is skipped (its values are checked, and
  * filed nowhere). */

@@ -42,6 +42,11 @@ typedef struct rp_jfast {
     char text[RP_JFAST_TEXT];
 } rp_jfast;
 
+/* Where the list's next record starts, past blanks, its ',' and blanks again: the '{' at
+ * which rp_jfast_record reads on; NULL when anything else follows (the list's end, damage, the
+ * end of the bytes at hand), which is the lexer's to read. */
+const unsigned char *rp_jfast_next(const unsigned char *p, const unsigned char *end);
+
 /* The record whose '{' is at p, read into r (reset by the caller for its kind) with its texts
  * as spans of base (r->ext): past its '}', or NULL when the fast path does not take it (r then
  * holds a part of it, and is reset before the lexer reads it). */

@@ -786,13 +786,8 @@ static size_t rp_fast_run(rp_json *j, const unsigned char *buf, size_t pos, size
     rp_jfast *t = &j->fast[k];
     const unsigned char *end = buf + len;
     for (;;) {
-        const unsigned char *p = buf + pos;
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-            p++;
-        if (p == end || *p++ != ',') break;
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-            p++;
-        if (p == end || *p != '{') break;
+        const unsigned char *p = rp_jfast_next(buf + pos, end);
+        if (!p) break;
         j->rec_kind = k;
         rp_jrec_reset(&j->r, base + (uint64_t)(p - buf), &j->want[k]);
         const unsigned char *e = rp_jfast_record(t, &j->r, p, end, buf);
