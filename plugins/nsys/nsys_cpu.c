@@ -22,9 +22,9 @@
 
 static tconv_str nsys_nvtx_text(nsys_reader *r, sqlite3_stmt *st, int text, int text_id)
 {
-    const unsigned char *t = sqlite3_column_text(st, text);
-    if (t)
-        return tconv_string_intern(r->ctx, (const char *)t, (size_t)sqlite3_column_bytes(st, text));
+    size_t len;
+    const char *t = sqlin_text(&r->d, st, text, &len);
+    if (t) return tconv_string_intern(r->ctx, t, len);
     int ok;
     int64_t id = sqlin_int(st, text_id, &ok);
     return ok ? nsys_string(r, id) : 0;
@@ -81,7 +81,7 @@ int nsys_nvtx_prepare(nsys_reader *r)
         ev.text = nsys_intern(r, r->buf);
         if (nsys_push(r, &ev) == TCONV_FATAL) return -1;
     }
-    return 0;
+    return r->d.failed ? -1 : 0;
 }
 
 /* ---- NVTX events ------------------------------------------------------------------------ */

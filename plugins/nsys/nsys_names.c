@@ -22,14 +22,14 @@ tconv_str nsys_string(nsys_reader *r, int64_t id)
     if (v != TCONV_MAP_NONE) return v;
     tconv_str s = 0;
     sqlite3_bind_int64(r->str_st, 1, id);
-    if (sqlite3_step(r->str_st) == SQLITE_ROW) {
-        const unsigned char *t = sqlite3_column_text(r->str_st, 0);
-        if (t)
-            s = tconv_string_intern(r->ctx, (const char *)t,
-                                    (size_t)sqlite3_column_bytes(r->str_st, 0));
+    if (sqlin_step(&r->d, r->str_st, "StringIds") == SQLITE_ROW) {
+        size_t len;
+        const char *t = sqlin_text(&r->d, r->str_st, 0, &len);
+        if (t) s = tconv_string_intern(r->ctx, t, len);
     }
     sqlite3_reset(r->str_st);
-    tconv_map_set(&r->strs, (uint64_t)id, 0, s);
+    /* A failed lookup is not remembered as a missing string: the read ends there. */
+    if (!r->d.failed) tconv_map_set(&r->strs, (uint64_t)id, 0, s);
     return s;
 }
 
@@ -60,16 +60,13 @@ static void nsys_enum(nsys_reader *r, const char *table, tconv_str *labels, size
     if (!sqlin_has_column(&r->d, table, "label")) return;
     char sql[128];
     snprintf(sql, sizeof(sql), "SELECT id, label FROM \"%s\"", table);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(r->d.db, sql, -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    sqlite3_stmt *st = sqlin_prepare_opt(&r->d, table, sql);
+    if (!st) return;
+    while (sqlin_step(&r->d, st, table) == SQLITE_ROW) {
         int ok;
         int64_t id = sqlin_int(st, 0, &ok);
-        const unsigned char *t = sqlite3_column_text(st, 1);
-        if (ok && t && id >= 0 && (uint64_t)id < n) labels[id] = nsys_intern(r, (const char *)t);
+        const char *t = sqlin_text(&r->d, st, 1, NULL);
+        if (ok && t && id >= 0 && (uint64_t)id < n) labels[id] = nsys_intern(r, t);
     }
     sqlite3_finalize(st);
 }
@@ -77,17 +74,19 @@ static void nsys_enum(nsys_reader *r, const char *table, tconv_str *labels, size
 /* The id of an ENUM_NSYS_EVENT_CLASS name, or the value it has had since 2.9. */
 static int64_t nsys_event_class(nsys_reader *r, const char *name, int64_t fallback)
 {
-    sqlite3_stmt *st = NULL;
+    static const char table[] = "ENUM_NSYS_EVENT_CLASS";
     int64_t v = fallback;
-    if (sqlin_has_table(&r->d, "ENUM_NSYS_EVENT_CLASS") &&
-        sqlite3_prepare_v2(r->d.db, "SELECT id FROM ENUM_NSYS_EVENT_CLASS WHERE name = ?1", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        int ok;
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t id = sqlin_int(st, 0, &ok);
-            if (ok) v = id;
-        }
+    sqlite3_stmt *st =
+        sqlin_has_table(&r->d, table)
+            ? sqlin_prepare_opt(&r->d, table,
+                                "SELECT id FROM ENUM_NSYS_EVENT_CLASS WHERE name = ?1")
+            : NULL;
+    if (!st) return v;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int ok;
+    if (sqlin_step(&r->d, st, table) == SQLITE_ROW) {
+        int64_t id = sqlin_int(st, 0, &ok);
+        if (ok) v = id;
     }
     sqlite3_finalize(st);
     return v;
@@ -181,7 +180,7 @@ int nsys_names_init(nsys_reader *r)
     };
     for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
         *k[i].id = nsys_intern(r, k[i].s);
-    return 0;
+    return r->d.failed ? -1 : 0;
 }
 
 void nsys_names_free(nsys_reader *r)

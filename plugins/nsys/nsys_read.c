@@ -32,11 +32,12 @@ void nsys_bad_row(nsys_reader *r, const nsys_cursor *c, const char *what)
 static tconv_str nsys_query_text(nsys_reader *r, const char *table, const char *sql)
 {
     if (!sqlin_has_table(&r->d, table)) return 0;
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st = sqlin_prepare_opt(&r->d, table, sql);
     tconv_str s = 0;
-    if (sqlite3_prepare_v2(r->d.db, sql, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        s = nsys_intern(r, (const char *)sqlite3_column_text(st, 0));
+    if (st && sqlin_step(&r->d, st, table) == SQLITE_ROW) {
+        const char *t = sqlin_text(&r->d, st, 0, NULL);
+        if (t) s = nsys_intern(r, t);
+    }
     sqlite3_finalize(st);
     return s;
 }
@@ -109,7 +110,7 @@ static tconv_status nsys_merge(nsys_reader *r)
             if (c->has_row && (!best || c->start < best->start)) best = c;
         }
         if (!best) return TCONV_OK;
-        if (nsys_dispatch(r, best) == TCONV_FATAL) return TCONV_FATAL;
+        if (nsys_dispatch(r, best) == TCONV_FATAL || r->d.failed) return TCONV_FATAL;
         if (nsys_cursor_next(r, best) != 0) return TCONV_FATAL;
     }
 }
@@ -195,6 +196,7 @@ tconv_status nsys_read(tconv_ctx *ctx, tconv_input *in, const nsys_opts *opt, tc
     if (nsys_tables_open(r, absent, &nabsent, &samples_left) != 0) goto out;
     st = nsys_merge(r);
     if (st == TCONV_OK) st = nsys_time_origin(r);
+    if (st == TCONV_OK && r->d.failed) st = TCONV_FATAL;
     if (st == TCONV_OK) nsys_notes(r, absent, nabsent, samples_left);
 out:
     nsys_tables_close(r);

@@ -171,6 +171,7 @@ static int nsys_cursor_open(nsys_reader *r, const nsys_srcdef *def)
         const char *col = def->cols[i];
         if (strcmp(col, "$NAME") == 0) col = nsys_kernel_name(r, def->table);
         int have = col && sqlin_has_column(&r->d, def->table, col);
+        if (r->d.failed) return -1;
         if (!have && (def->required >> i & 1u)) {
             tconv_error_set(r->ctx,
                             "%s: table %s has no column %s, which every Nsight Systems export "

@@ -33,14 +33,11 @@ static int nsys_meta(nsys_reader *r, uint32_t track, tconv_str what, tconv_str t
 }
 
 /* Map column key -> column value of every row of a table (the last row wins). */
-static void nsys_load_map(nsys_reader *r, tconv_map *m, const char *sql)
+static void nsys_load_map(nsys_reader *r, tconv_map *m, const char *table, const char *sql)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(r->d.db, sql, -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    sqlite3_stmt *st = sqlin_prepare_opt(&r->d, table, sql);
+    if (!st) return;
+    while (sqlin_step(&r->d, st, table) == SQLITE_ROW) {
         int ok1, ok2;
         int64_t k = sqlin_int(st, 0, &ok1), v = sqlin_int(st, 1, &ok2);
         if (ok1 && ok2 && v >= 0 && v < UINT32_MAX) tconv_map_set(m, (uint64_t)k, 0, (uint32_t)v);
@@ -58,21 +55,20 @@ static void nsys_gpu_names(nsys_reader *r)
     if (!idcol || !sqlin_has_column(&r->d, "TARGET_INFO_GPU", "name")) return;
     char sql[160];
     snprintf(sql, sizeof(sql), "SELECT \"%s\", name FROM TARGET_INFO_GPU ORDER BY rowid", idcol);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(r->d.db, sql, -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int ok;
-            int64_t id = sqlin_int(st, 0, &ok);
-            const unsigned char *name = sqlite3_column_text(st, 1);
-            if (ok && name && id >= 0 && id < UINT32_MAX &&
-                tconv_map_get(&r->gpu_names, (uint64_t)id, 0) == TCONV_MAP_NONE)
-                tconv_map_set(&r->gpu_names, (uint64_t)id, 0, nsys_intern(r, (const char *)name));
-        }
+    sqlite3_stmt *st = sqlin_prepare_opt(&r->d, "TARGET_INFO_GPU", sql);
+    while (st && sqlin_step(&r->d, st, "TARGET_INFO_GPU") == SQLITE_ROW) {
+        int ok;
+        int64_t id = sqlin_int(st, 0, &ok);
+        const char *name = sqlin_text(&r->d, st, 1, NULL);
+        if (ok && name && id >= 0 && id < UINT32_MAX &&
+            tconv_map_get(&r->gpu_names, (uint64_t)id, 0) == TCONV_MAP_NONE)
+            tconv_map_set(&r->gpu_names, (uint64_t)id, 0, nsys_intern(r, name));
     }
     sqlite3_finalize(st);
     if (!sqlin_has_column(&r->d, "TARGET_INFO_CUDA_DEVICE", "cudaId")) return;
     tconv_map cuda = {0};
-    nsys_load_map(r, &cuda, "SELECT cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE ORDER BY rowid");
+    nsys_load_map(r, &cuda, "TARGET_INFO_CUDA_DEVICE",
+                  "SELECT cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE ORDER BY rowid");
     tconv_map by_cuda = {0};
     for (size_t i = 0; i < cuda.nslots; i++) {
         const tconv_map_slot *s = &cuda.slots[i];
@@ -90,10 +86,11 @@ static void nsys_gpu_names(nsys_reader *r)
 int nsys_tracks_init(nsys_reader *r)
 {
     if (sqlin_has_column(&r->d, "ThreadNames", "nameId"))
-        nsys_load_map(r, &r->thread_names,
+        nsys_load_map(r, &r->thread_names, "ThreadNames",
                       "SELECT globalTid, nameId FROM ThreadNames ORDER BY rowid");
     if (sqlin_has_column(&r->d, "PROCESSES", "globalPid")) {
-        nsys_load_map(r, &r->procs, "SELECT globalPid, rowid FROM PROCESSES ORDER BY rowid");
+        nsys_load_map(r, &r->procs, "PROCESSES",
+                      "SELECT globalPid, rowid FROM PROCESSES ORDER BY rowid");
         r->proc_st =
             sqlin_prepare(&r->d, "PROCESSES", "SELECT name FROM PROCESSES WHERE rowid = ?1");
         if (!r->proc_st) return -1;
@@ -106,18 +103,17 @@ int nsys_tracks_init(nsys_reader *r)
         "SELECT value FROM EXPORT_META_DATA WHERE name = 'EXPORT_HOST' LIMIT 1"};
     static const char *const host_table[] = {"TARGET_INFO_SYSTEM_ENV", "META_DATA_EXPORT",
                                              "EXPORT_META_DATA"};
-    for (size_t i = 0; i < 3 && !r->host; i++) {
-        sqlite3_stmt *st = NULL;
-        if (!sqlin_has_table(&r->d, host_table[i]) ||
-            sqlite3_prepare_v2(r->d.db, host_sql[i], -1, &st, NULL) != SQLITE_OK) {
-            sqlite3_finalize(st);
-            continue;
+    for (size_t i = 0; i < 3 && !r->host && !r->d.failed; i++) {
+        sqlite3_stmt *st = sqlin_has_table(&r->d, host_table[i])
+                               ? sqlin_prepare_opt(&r->d, host_table[i], host_sql[i])
+                               : NULL;
+        if (st && sqlin_step(&r->d, st, host_table[i]) == SQLITE_ROW) {
+            const char *t = sqlin_text(&r->d, st, 0, NULL);
+            if (t) r->host = nsys_intern(r, t);
         }
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-            r->host = nsys_intern(r, (const char *)sqlite3_column_text(st, 0));
         sqlite3_finalize(st);
     }
-    return 0;
+    return r->d.failed ? -1 : 0;
 }
 
 void nsys_tracks_free(nsys_reader *r)
@@ -141,8 +137,10 @@ static tconv_str nsys_process_name(nsys_reader *r, int64_t global_pid)
     tconv_str name = 0;
     if (row != TCONV_MAP_NONE && r->proc_st) {
         sqlite3_bind_int64(r->proc_st, 1, row);
-        if (sqlite3_step(r->proc_st) == SQLITE_ROW && sqlite3_column_text(r->proc_st, 0))
-            name = nsys_intern(r, (const char *)sqlite3_column_text(r->proc_st, 0));
+        if (sqlin_step(&r->d, r->proc_st, "PROCESSES") == SQLITE_ROW) {
+            const char *t = sqlin_text(&r->d, r->proc_st, 0, NULL);
+            if (t) name = nsys_intern(r, t);
+        }
         sqlite3_reset(r->proc_st);
     }
     if (!name) {

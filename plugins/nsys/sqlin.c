@@ -304,16 +304,37 @@ void sqlin_close(sqlin_db *d)
     d->ntables = 0;
 }
 
-sqlite3_stmt *sqlin_prepare(sqlin_db *d, const char *table, const char *sql)
+static sqlite3_stmt *sqlin_prepare_as(sqlin_db *d, const char *table, const char *sql, int opt)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        tconv_error_set(d->ctx, "%s: cannot read table %s: %s", d->name, table,
-                        sqlite3_errmsg(d->db));
-        sqlite3_finalize(st);
-        return NULL;
+    int rc = sqlite3_prepare_v2(d->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) return st;
+    sqlite3_finalize(st);
+    if (opt && rc == SQLITE_ERROR) return NULL;
+    tconv_error_set(d->ctx, "%s: cannot read table %s: %s", d->name, table, sqlite3_errmsg(d->db));
+    d->failed = 1;
+    return NULL;
+}
+
+sqlite3_stmt *sqlin_prepare(sqlin_db *d, const char *table, const char *sql)
+{
+    return sqlin_prepare_as(d, table, sql, 0);
+}
+
+sqlite3_stmt *sqlin_prepare_opt(sqlin_db *d, const char *table, const char *sql)
+{
+    return sqlin_prepare_as(d, table, sql, 1);
+}
+
+const char *sqlin_text(sqlin_db *d, sqlite3_stmt *st, int i, size_t *len)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (len) *len = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
+    if (!t && sqlite3_column_type(st, i) != SQLITE_NULL) {
+        tconv_error_set(d->ctx, "%s: out of memory", d->name);
+        d->failed = 1;
     }
-    return st;
+    return (const char *)t;
 }
 
 int sqlin_step(sqlin_db *d, sqlite3_stmt *st, const char *table)
@@ -326,6 +347,7 @@ int sqlin_step(sqlin_db *d, sqlite3_stmt *st, const char *table)
 
 void sqlin_step_error(sqlin_db *d, const char *table, int rc, const char *msg)
 {
+    d->failed = 1;
     tconv_error_set(d->ctx, "%s: cannot read table %s: %s", d->name, table, msg);
     if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_IOERR)
         tconv_error_hint(d->ctx, "the database is damaged; a copy cut short or changed while "
@@ -350,14 +372,12 @@ int sqlin_has_table(const sqlin_db *d, const char *table)
 int sqlin_has_column(sqlin_db *d, const char *table, const char *column)
 {
     if (!sqlin_has_table(d, table)) return 0;
-    sqlite3_stmt *st = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-        found = sqlite3_step(st) == SQLITE_ROW;
-    }
+    sqlite3_stmt *st =
+        sqlin_prepare(d, table, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2");
+    if (!st) return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    int found = sqlin_step(d, st, table) == SQLITE_ROW;
     sqlite3_finalize(st);
     return found;
 }

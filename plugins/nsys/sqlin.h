@@ -22,6 +22,7 @@ typedef struct sqlin_db {
     char **tables;    /* names of its tables and views, sorted */
     size_t ntables;
     sqlite3 *spare; /* a second connection, for a thread of the reader's (SQLIN_SPARE) */
+    int failed;     /* a read failed, its error is on the ctx: the reader must fail too */
 } sqlin_db;
 
 /* Flags of sqlin_open. SQLIN_SPARE: also open a second connection to the database (d->spare),
@@ -42,8 +43,17 @@ int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, c
                unsigned flags);
 void sqlin_close(sqlin_db *d);
 
-/* A statement, or NULL with the error on the ctx ("NAME: cannot read table T: ..."). */
+/* Every failure below is put on the ctx and sets d->failed: out of memory, I/O, a damaged page
+ * are never read as "nothing there", which would lose names or rows without a word.
+ *
+ * A statement, or NULL with the error on the ctx ("NAME: cannot read table T: ..."). */
 sqlite3_stmt *sqlin_prepare(sqlin_db *d, const char *table, const char *sql);
+/* The same for a query of what an export may lack: NULL without an error when SQLite says the
+ * query does not fit the schema (a table or column missing). */
+sqlite3_stmt *sqlin_prepare_opt(sqlin_db *d, const char *table, const char *sql);
+/* Column i of the current row as text (its length in *len when len is given), or NULL when the
+ * value is NULL, or when SQLite had no memory to convert it (then with the error). */
+const char *sqlin_text(sqlin_db *d, sqlite3_stmt *st, int i, size_t *len);
 /* One step: SQLITE_ROW, SQLITE_DONE, or -1 with the error on the ctx. */
 int sqlin_step(sqlin_db *d, sqlite3_stmt *st, const char *table);
 /* The error sqlin_step puts on the ctx, for a step that failed with rc and msg on another

@@ -43,11 +43,14 @@ static tconv_str rpd_string(rpd_reader *r, int64_t id)
     if (v != TCONV_MAP_NONE) return v;
     tconv_str s = 0;
     sqlite3_bind_int64(r->str_st, 1, id);
-    if (sqlite3_step(r->str_st) == SQLITE_ROW && sqlite3_column_text(r->str_st, 0))
-        s = rp_intern(r->c, (const char *)sqlite3_column_text(r->str_st, 0),
-                      (size_t)sqlite3_column_bytes(r->str_st, 0));
+    if (sqlin_step(&r->d, r->str_st, "rocpd_string") == SQLITE_ROW) {
+        size_t len;
+        const char *t = sqlin_text(&r->d, r->str_st, 0, &len);
+        if (t) s = rp_intern(r->c, t, len);
+    }
     sqlite3_reset(r->str_st);
-    tconv_map_set(&r->strs, (uint64_t)id, 0, s);
+    /* A failed lookup is not remembered as a missing string: the read ends there. */
+    if (!r->d.failed) tconv_map_set(&r->strs, (uint64_t)id, 0, s);
     return s;
 }
 
@@ -202,7 +205,7 @@ static tconv_status rpd_op(rpd_reader *r, rpd_cursor *cur)
     /* The HIP stream the op was enqueued on, when its API call says. */
     int scol =
         sqlite3_column_type(st, RPD_O_KSTREAM) != SQLITE_NULL ? RPD_O_KSTREAM : RPD_O_CSTREAM;
-    const unsigned char *stream = sqlite3_column_text(st, scol);
+    const unsigned char *stream = (const unsigned char *)sqlin_text(&r->d, st, scol, NULL);
     if (stream && c->opt.by == RP_BY_STREAM)
         snprintf(c->buf, sizeof(c->buf), "stream %s", (const char *)stream);
     else
@@ -242,8 +245,8 @@ static tconv_status rpd_monitor(rpd_reader *r, rpd_cursor *cur)
     sqlite3_stmt *st = cur->st;
     int ok_dev;
     int64_t dev = sqlin_int(st, 3, &ok_dev);
-    const unsigned char *type = sqlite3_column_text(st, 4);
-    const unsigned char *value = sqlite3_column_text(st, 5);
+    const unsigned char *type = (const unsigned char *)sqlin_text(&r->d, st, 4, NULL);
+    const unsigned char *value = (const unsigned char *)sqlin_text(&r->d, st, 5, NULL);
     char *endp = NULL;
     double v = value ? strtod((const char *)value, &endp) : 0;
     if (cur->start == INT64_MIN || !ok_dev || !type || !value || endp == (char *)value)
@@ -345,7 +348,7 @@ tconv_status rp_rpd_read(rp_common *c, tconv_input *in)
         tconv_status s = best == &r->cur[RPD_API]  ? rpd_api(r, best)
                          : best == &r->cur[RPD_OP] ? rpd_op(r, best)
                                                    : rpd_monitor(r, best);
-        if (s == TCONV_FATAL || rpd_next(r, best) != 0) goto out;
+        if (s == TCONV_FATAL || r->d.failed || rpd_next(r, best) != 0) goto out;
     }
     if (tconv_ctx_verbosity(c->ctx) > 0)
         tconv_note(c->ctx, "%s: rpd: %llu API calls, %llu GPU operations, %llu monitor samples%s",
