@@ -79,35 +79,36 @@ static void *nsys_chains_main(void *arg)
     }
 }
 
+/* All but the connection, which is the caller's or the scan's. */
+static void nsys_chains_free(nsys_chains *c)
+{
+    pthread_cond_destroy(&c->emptied);
+    pthread_cond_destroy(&c->filled);
+    pthread_mutex_destroy(&c->mu);
+    sqlite3_finalize(c->st);
+    free(c->errmsg);
+    free(c->rows);
+    free(c);
+}
+
 nsys_chains *nsys_chains_start(nsys_reader *r, const char *sql)
 {
     if (!r->d.spare) return NULL;
     nsys_chains *c = calloc(1, sizeof(*c));
     if (!c) return NULL;
-    c->rows = malloc(sizeof(*c->rows) * NSYS_CHAIN_BLOCK * NSYS_CHAIN_BLOCKS);
-    if (!c->rows || sqlite3_prepare_v2(r->d.spare, sql, -1, &c->st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(c->st);
-        free(c->rows);
-        free(c);
-        return NULL;
-    }
-    /* The connection is the scan's from here on, and closed with it. */
-    c->db = r->d.spare;
-    r->d.spare = NULL;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->filled, NULL);
     pthread_cond_init(&c->emptied, NULL);
-    if (pthread_create(&c->thread, NULL, nsys_chains_main, c) != 0) {
-        pthread_cond_destroy(&c->emptied);
-        pthread_cond_destroy(&c->filled);
-        pthread_mutex_destroy(&c->mu);
-        /* Handed back: the caller reads on its own connection, and closes this one with it. */
-        sqlite3_finalize(c->st);
-        r->d.spare = c->db;
-        free(c->rows);
-        free(c);
+    c->rows = malloc(sizeof(*c->rows) * NSYS_CHAIN_BLOCK * NSYS_CHAIN_BLOCKS);
+    c->db = r->d.spare;
+    if (!c->rows || sqlite3_prepare_v2(c->db, sql, -1, &c->st, NULL) != SQLITE_OK ||
+        pthread_create(&c->thread, NULL, nsys_chains_main, c) != 0) {
+        /* The caller reads on its own connection, and closes the spare with it. */
+        nsys_chains_free(c);
         return NULL;
     }
+    /* The connection is the scan's from here on, and closed with it. */
+    r->d.spare = NULL;
     return c;
 }
 
@@ -148,12 +149,6 @@ void nsys_chains_stop(nsys_chains *c)
     pthread_cond_signal(&c->emptied);
     pthread_mutex_unlock(&c->mu);
     pthread_join(c->thread, NULL);
-    pthread_cond_destroy(&c->emptied);
-    pthread_cond_destroy(&c->filled);
-    pthread_mutex_destroy(&c->mu);
-    sqlite3_finalize(c->st);
     sqlite3_close_v2(c->db);
-    free(c->errmsg);
-    free(c->rows);
-    free(c);
+    nsys_chains_free(c);
 }
