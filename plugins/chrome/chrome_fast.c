@@ -33,20 +33,6 @@
 #include <emmintrin.h>
 #endif
 
-static inline int chrome_fast_blank(unsigned char c)
-{
-    /* '\v' and '\f', blanks to the lexer too, are left to it. */
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-static inline const unsigned char *chrome_fast_blanks(const unsigned char *p,
-                                                      const unsigned char *end)
-{
-    while (p < end && chrome_fast_blank(*p))
-        p++;
-    return p;
-}
-
 /* A JSON number at p as the lexer reads one: the byte after it, or NULL when p holds none or it
  * is not followed by a byte before end. *v is its value and *plain 1 when it is 1 to 15 digits
  * without sign, fraction or exponent (so that * 1000 stays below 2^62). */
@@ -260,7 +246,7 @@ static inline int chrome_fast_finish(const chrome_fast_vals *v, chrome_flat *f)
 static inline const unsigned char *chrome_fast_gap(const unsigned char *p, const unsigned char *end)
 {
     if (p < end && *p == ' ') p++;
-    return p < end && *p <= ' ' ? chrome_fast_blanks(p, end) : p;
+    return p < end && *p <= ' ' ? jsonscan_blanks(p, end) : p;
 }
 
 /* Bytes a member may need past its opening quote before its value's end is checked against the
@@ -295,7 +281,7 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
         if (p[0] == ':' && p[1] == ' ' && p[2] > ' ') {
             p += 2; /* ": ", the legacy exporter's and Kineto's */
         } else {
-            p = chrome_fast_blanks(p, end);
+            p = jsonscan_blanks(p, end);
             if (p == end || *p != ':') return 0;
             p = chrome_fast_gap(p + 1, end);
             if (p == end) return 0;
@@ -339,7 +325,7 @@ static int chrome_fast_object(const unsigned char *p, const unsigned char *end, 
         }
         if (p == end) return 0;
         if (*p <= ' ') {
-            p = chrome_fast_blanks(p, end);
+            p = jsonscan_blanks(p, end);
             if (p == end) return 0;
         }
         if (*p == '}') break;
@@ -440,7 +426,7 @@ size_t chrome_fast_run(chrome_reader *r, const unsigned char *buf, size_t pos, s
         chrome_flat f;
         const unsigned char *q;
         if (!r->shape.n || !chrome_shape_object(&r->shape, p, end, &f, &q)) {
-            if (p < end && *p <= ' ') p = chrome_fast_blanks(p, end);
+            if (p < end && *p <= ' ') p = jsonscan_blanks(p, end);
             if (p == end || *p != ',') break;
             p = chrome_fast_gap(p + 1, end);
             if (p == end || *p != '{') break;

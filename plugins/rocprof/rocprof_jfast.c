@@ -5,12 +5,6 @@
 
 #include "jsonscan.h"
 
-static inline int rp_jfast_blank(unsigned char c)
-{
-    /* '\v' and '\f' are left to the lexer, which refuses them. */
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 /* Past the integer at p, or NULL when p holds none; its value in *num when it has at most 18
  * digits (*is_int). What follows is the caller's to check: a '.' or 'e' there makes the
  * number another one. */
@@ -120,18 +114,11 @@ static int rp_jfast_keep(rp_jfast *t, const unsigned char *from, const unsigned 
     return 1;
 }
 
-static const unsigned char *rp_jfast_blanks(const unsigned char *p, const unsigned char *end)
-{
-    while (p < end && rp_jfast_blank(*p))
-        p++;
-    return p;
-}
-
 const unsigned char *rp_jfast_next(const unsigned char *p, const unsigned char *end)
 {
-    p = rp_jfast_blanks(p, end);
+    p = jsonscan_blanks(p, end);
     if (p == end || *p != ',') return NULL;
-    p = rp_jfast_blanks(p + 1, end);
+    p = jsonscan_blanks(p + 1, end);
     return p < end && *p == '{' ? p : NULL;
 }
 
@@ -148,7 +135,7 @@ static const unsigned char *rp_jfast_learn(rp_jfast *t, rp_jrec *r, const unsign
     int first = 1;                /* just past a '{': a key or '}' comes */
     p++;
     for (;;) {
-        p = rp_jfast_blanks(p, end);
+        p = jsonscan_blanks(p, end);
         if (p == end) return NULL;
         if (*p == '}') {
             if (!first) return NULL; /* "{... ,}" */
@@ -158,9 +145,9 @@ static const unsigned char *rp_jfast_learn(rp_jfast *t, rp_jrec *r, const unsign
         const unsigned char *k = p + 1, *q = jsonscan_plain_string(k, end);
         if (!q) return NULL;
         if (!skip) rp_jrec_key(r, (const char *)k, (size_t)(q - k));
-        p = rp_jfast_blanks(q + 1, end);
+        p = jsonscan_blanks(q + 1, end);
         if (p == end || *p != ':') return NULL;
-        p = rp_jfast_blanks(p + 1, end);
+        p = jsonscan_blanks(p + 1, end);
         if (p == end) return NULL;
         if (*p == '{') {
             if (depth == RP_JFAST_DEPTH) return NULL;
@@ -182,7 +169,7 @@ static const unsigned char *rp_jfast_learn(rp_jfast *t, rp_jrec *r, const unsign
         run = p = after;
         /* After a value: more members, or the end of its object. */
         for (;;) {
-            p = rp_jfast_blanks(p, end);
+            p = jsonscan_blanks(p, end);
             if (p == end) return NULL;
             if (*p == ',') {
                 p++;

@@ -11,6 +11,15 @@
 #include <emmintrin.h>
 #endif
 
+/* The first byte of p[0 .. end) that is not a blank. '\v' and '\f', blanks to the lexer too (as
+ * to yajl), are left to it: a fast path that stops there hands the record over. */
+static inline const unsigned char *jsonscan_blanks(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
 /* The closing quote of the string whose text starts at p, or NULL when the text holds an escape,
  * a control character or a byte that is not ASCII (the lexer checks those), or does not end
  * before end. */
