@@ -1,7 +1,7 @@
 /* SAMPLING_CALLCHAINS in key order on a thread of its own, beside the samples.
  *
  * The scan that meets each CPU sample's frames (nsys_samples.c) is SQLite's work for most of a
- * sampled export's read: 2.5 rows of frames for each sample row, each an index step and a table
+ * sampled export's read: 2.2 rows of frames for each sample row, each an index step and a table
  * search. When the run has a thread to spare for this input (tconv_split_possible: -j, one
  * input, a large file), a second connection (sqlin_open's spare) runs that scan on a thread and
  * hands its rows over in blocks, in scan order, so the calling thread reads exactly the rows it
@@ -24,10 +24,9 @@ struct nsys_chains {
     nsys_chain_row *rows; /* NSYS_CHAIN_BLOCKS blocks of NSYS_CHAIN_BLOCK */
     size_t count[NSYS_CHAIN_BLOCKS];
     uint64_t produced, consumed; /* blocks; block k is rows + k % NSYS_CHAIN_BLOCKS */
-    int done;                    /* the scan ended: rc says how */
-    int rc;
-    char *errmsg; /* SQLite's, when rc is an error */
-    int stop;     /* the reader is done with the scan */
+    int rc;                      /* 0 while the scan runs; SQLITE_DONE or its error */
+    char *errmsg;                /* SQLite's, when rc is an error */
+    int stop;                    /* the reader is done with the scan */
     /* the calling thread's place: a block it holds, and the row in it */
     int holding;
     size_t pos, avail;
@@ -41,9 +40,7 @@ nsys_chain_row nsys_chain_row_read(sqlite3_stmt *st)
      * the smallest id, so that it is passed over. */
     row.id = sqlin_int(st, 0, &ok);
     if (!ok) row.id = INT64_MIN;
-    row.f.symbol = sqlin_int(st, 1, &row.f.has_symbol);
-    row.f.module = sqlin_int(st, 2, NULL);
-    row.f.kernel = sqlin_int(st, 3, NULL) != 0;
+    row.f = nsys_raw_frame_read(st, 1);
     return row;
 }
 
@@ -69,7 +66,6 @@ static void *nsys_chains_main(void *arg)
         c->count[k % NSYS_CHAIN_BLOCKS] = n;
         c->produced++;
         if (rc != SQLITE_ROW) {
-            c->done = 1;
             c->rc = rc;
             c->errmsg = msg;
         }
@@ -121,7 +117,7 @@ int nsys_chains_next(nsys_reader *r, nsys_chains *c, nsys_chain_row *row)
             c->holding = 0;
             pthread_cond_signal(&c->emptied);
         }
-        while (c->produced == c->consumed && !c->done)
+        while (c->produced == c->consumed && !c->rc)
             pthread_cond_wait(&c->filled, &c->mu);
         int more = c->produced != c->consumed;
         if (more) {

@@ -9,9 +9,9 @@
  *   nsys_samples.c  CPU sampling as stack samples;
  *   nsys_chains.c   the samples' frames read on a thread of their own, when there is one.
  * Memory: the tracks, the distinct strings used (one map entry per StringIds id that an event
- * names), one row of each table at a time (and a few blocks of frame rows for the thread
- * that reads them); SQLite sorts each table by start with its own
- * bounded cache, spilling to temporary files. */
+ * names), one row of each table at a time (and up to 8 MiB of frame rows for the thread
+ * that reads them); SQLite sorts each table by start with its own bounded cache, spilling to
+ * temporary files. */
 #ifndef NSYS_READER_H
 #define NSYS_READER_H
 
@@ -119,7 +119,7 @@ typedef struct nsys_reader {
     /* SAMPLING_CALLCHAINS read once in id order beside the samples (nsys_samples.c), by this
      * statement or on a thread of its own (nsys_chains.c) */
     sqlite3_stmt *chain_scan;
-    struct nsys_chains *chains;
+    nsys_chains *chains;
     nsys_chain_row scan_row; /* the scan's current row */
     int64_t scan_max;        /* the largest sample id the scan served */
     int scan_state;          /* 0 not opened, 1 on a row, 2 at its end */
@@ -221,6 +221,8 @@ int nsys_nvtx_prepare(nsys_reader *r);
  * the scan of their frames on a thread of its own when sqlin_open kept a spare connection; else
  * the scan starts inline at the first sample. */
 void nsys_samples_begin(nsys_reader *r);
+/* Columns col .. col + 2 of st (symbol, module, kernel mode) as a frame's row. */
+nsys_raw_frame nsys_raw_frame_read(sqlite3_stmt *st, int col);
 tconv_status nsys_sample_row(nsys_reader *r, nsys_cursor *c);
 /* The frames of a backtrace (CUDA_CALLCHAINS, OSRT_CALLCHAINS) as spans over [start, end] on
  * track, root first, before the call itself is pushed. */

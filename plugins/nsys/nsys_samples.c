@@ -109,6 +109,15 @@ static int64_t nsys_sample_period(nsys_reader *r, int sorted)
     return rc < 0 ? -1 : period;
 }
 
+nsys_raw_frame nsys_raw_frame_read(sqlite3_stmt *st, int col)
+{
+    nsys_raw_frame f;
+    f.symbol = sqlin_int(st, col, &f.has_symbol);
+    f.module = sqlin_int(st, col + 1, NULL);
+    f.kernel = sqlin_int(st, col + 2, NULL) != 0;
+    return f;
+}
+
 static void nsys_frame_fill(nsys_reader *r, tconv_frame *f, const nsys_raw_frame *raw)
 {
     memset(f, 0, sizeof(*f));
@@ -206,10 +215,7 @@ static int nsys_sample_frames(nsys_reader *r, int64_t id)
     int rc;
     while ((rc = sqlin_step(&r->d, r->sample_st, "SAMPLING_CALLCHAINS")) == SQLITE_ROW) {
         nsys_frames_room(r, n + 1);
-        nsys_raw_frame raw;
-        raw.symbol = sqlin_int(r->sample_st, 0, &raw.has_symbol);
-        raw.module = sqlin_int(r->sample_st, 1, NULL);
-        raw.kernel = sqlin_int(r->sample_st, 2, NULL) != 0;
+        nsys_raw_frame raw = nsys_raw_frame_read(r->sample_st, 0);
         nsys_frame_fill(r, &r->frames[n++], &raw);
     }
     sqlite3_reset(r->sample_st);
