@@ -80,7 +80,10 @@ echo "round trip: $n Chrome traces: $passed equal"
 
 # perf script -> chrome -> text-ordered: the samples' frames as nested spans.
 perf=$CORPUS/FlameGraph/test/perf-vertx-stacks-01.txt
-[ -f "$perf" ] || perf=$(find "$CORPUS" -name '*.txt' -path '*perf*' | sort | head -1)
+# The first of a list by sed, which reads it all: head exits at its first line, and sort, still
+# writing a list longer than a pipe write, dies of SIGPIPE, which pipefail and set -e turn into
+# this script's silent end (seen on a loaded machine).
+[ -f "$perf" ] || perf=$(find "$CORPUS" -name '*.txt' -path '*perf*' | sort | sed -n 1p)
 if [ -n "$perf" ] && [ -f "$perf" ]; then
     T -w text -o "$TMP/p.txt" "$perf"
     frames=$(frames "$TMP/p.txt")
@@ -97,7 +100,7 @@ if [ -n "$perf" ] && [ -f "$perf" ]; then
 fi
 
 # .json.gz by the name: gzip, and the same events.
-k=$(find "$CORPUS" -name '*.pt.trace.json.gz' | sort | head -1)
+k=$(find "$CORPUS" -name '*.pt.trace.json.gz' | sort | sed -n 1p)
 if [ -n "$k" ]; then
     T -o "$TMP/k.json" "$k"
     T -o "$TMP/k.json.gz" "$k"
