@@ -61,6 +61,7 @@ struct tconv_input {
     char why[320];            /* what went wrong, until the reading side reports it */
     int why_errno;
     atomic_uint_least64_t raw_seen; /* raw_total, for progress lines on the reader's side */
+    atomic_uint_least64_t by_name;  /* read by the reader itself (tconv_input_add_read) */
 
     tconv_readahead *ra;      /* NULL: inflate in line */
     const unsigned char *cur; /* the read-ahead buffer being read: cur[cur_pos .. cur_len) */
@@ -398,6 +399,7 @@ tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, 
     in->index = index;
     in->limit = limit;
     atomic_init(&in->raw_seen, 0);
+    atomic_init(&in->by_name, 0);
     in->name = tconv_xstrdup(is_stdin ? "<stdin>" : path);
     in->raw = tconv_xmalloc(INPUT_RAW_CAP);
     in->buf = tconv_xmalloc(INPUT_BUF_CAP + 1);
@@ -658,7 +660,18 @@ TCONV_API int tconv_input_is_gzip(const tconv_input *in)
 TCONV_API uint64_t tconv_input_raw_offset(const tconv_input *in)
 {
     /* The read-ahead thread may be reading on: its count, not one torn in the middle. */
-    return atomic_load_explicit(&in->raw_seen, memory_order_relaxed);
+    return atomic_load_explicit(&in->raw_seen, memory_order_relaxed) + tconv_input_by_name(in);
+}
+
+TCONV_API void tconv_input_add_read(tconv_input *in, uint64_t bytes)
+{
+    /* Only the reader adds; a progress line may read it from another thread. */
+    atomic_fetch_add_explicit(&in->by_name, bytes, memory_order_relaxed);
+}
+
+uint64_t tconv_input_by_name(const tconv_input *in)
+{
+    return atomic_load_explicit(&in->by_name, memory_order_relaxed);
 }
 
 TCONV_API uint32_t tconv_input_index(const tconv_input *in)
@@ -667,7 +680,7 @@ TCONV_API uint32_t tconv_input_index(const tconv_input *in)
 }
 
 tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
-                                        uint64_t offset, uint64_t raw_offset)
+                                        uint64_t offset, uint64_t raw_offset, uint64_t by_name)
 {
     tconv_input *in = tconv_xcalloc(1, sizeof(*in));
     in->ctx = ctx;
@@ -677,6 +690,7 @@ tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32
     in->offset = offset;
     in->raw_total = raw_offset;
     atomic_init(&in->raw_seen, raw_offset);
+    atomic_init(&in->by_name, by_name);
     in->name = tconv_xstrdup(name);
     return in;
 }

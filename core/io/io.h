@@ -9,10 +9,13 @@
 /* ---- input ---- */
 /* limit: most decompressed bytes a gzip input may produce (0: no limit). */
 tconv_input *tconv_input_open(tconv_ctx *ctx, const char *path, uint32_t index, uint64_t limit);
-/* An input another process read to its end (an MPI run): its name and how far it was read,
- * for the messages and counts of the process that replays it. Nothing can be read from it. */
+/* An input another process read to its end (an MPI run): its name and how far it was read
+ * (raw_offset without by_name), for the messages and counts of the process that replays it.
+ * Nothing can be read from it. */
 tconv_input *tconv_input_read_elsewhere(tconv_ctx *ctx, const char *name, uint32_t index,
-                                        uint64_t offset, uint64_t raw_offset);
+                                        uint64_t offset, uint64_t raw_offset, uint64_t by_name);
+/* The bytes the reader read by name (tconv_input_add_read). */
+uint64_t tconv_input_by_name(const tconv_input *in);
 void tconv_input_close(tconv_input *in);
 /* Gives n bytes read from in back to it: tconv_input_read returns them next, and the offset
  * counts them again (core/parallel/split.c reads ahead of the reader it resumes). */

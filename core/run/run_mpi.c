@@ -18,7 +18,8 @@ static void run_job_encode(const run_job *j, tconv_wire *w)
     tconv_wire_str(w, j->rc->name);
     tconv_wire_str(w, tconv_input_name(j->in));
     tconv_wire_u64(w, tconv_input_offset(j->in));
-    tconv_wire_u64(w, tconv_input_raw_offset(j->in));
+    tconv_wire_u64(w, tconv_input_raw_offset(j->in) - tconv_input_by_name(j->in));
+    tconv_wire_u64(w, tconv_input_by_name(j->in));
     tconv_wire_u64(w, (uint64_t)j->mis.unrecognised);
     tconv_wire_u64(w, (uint64_t)j->mis.blank);
     tconv_wire_u64(w, j->mis.hlen);
@@ -36,6 +37,7 @@ static run_job *run_job_decode(run_par *p, size_t k, tconv_wire *w)
     if (tconv_wire_get_u64(w) != 0 || w->bad) return j;
     char *rc = tconv_wire_get_str(w, NULL), *name = tconv_wire_get_str(w, NULL);
     uint64_t off = tconv_wire_get_u64(w), raw = tconv_wire_get_u64(w);
+    uint64_t by_name = tconv_wire_get_u64(w);
     j->mis.unrecognised = (int)tconv_wire_get_u64(w);
     j->mis.blank = (int)tconv_wire_get_u64(w);
     j->mis.hlen = (size_t)tconv_wire_get_u64(w);
@@ -44,7 +46,7 @@ static run_job *run_job_decode(run_par *p, size_t k, tconv_wire *w)
     j->mis.other = other ? tconv_host_reader(r->host, other) : NULL;
     if (j->rc && name && !w->bad) j->rec = tconv_rec_decode(w, &j->ctx);
     if (j->rec) {
-        j->in = tconv_input_read_elsewhere(r->ctx, name, (uint32_t)k, off, raw);
+        j->in = tconv_input_read_elsewhere(r->ctx, name, (uint32_t)k, off, raw, by_name);
         j->direct = 0;
     }
     free(rc);

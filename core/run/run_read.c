@@ -276,7 +276,7 @@ static tconv_status run_item(tconv_run *r, tconv_sink *sink, const tconv_input_i
     }
     r->done_bytes += tconv_input_raw_offset(in);
     r->stats.bytes_read += tconv_input_raw_offset(in);
-    r->stats.bytes_plain += tconv_input_offset(in);
+    r->stats.bytes_plain += tconv_input_offset(in) + tconv_input_by_name(in);
     r->in = NULL;
     r->prog.inputs_done++;
     r->stats.events = tconv_sink_events(sink);

@@ -34,8 +34,14 @@ const char *tconv_input_name(const tconv_input *in);
 uint64_t tconv_input_offset(const tconv_input *in);
 uint64_t tconv_input_line(const tconv_input *in);
 int tconv_input_is_gzip(const tconv_input *in);
-/* Compressed bytes read from the file so far, for progress. */
+/* Compressed bytes read from the file so far, for progress, with those tconv_input_add_read
+ * counted. */
 uint64_t tconv_input_raw_offset(const tconv_input *in);
+/* For a reader that reads its file by name (a database library, an archive of several files)
+ * rather than through the input: counts bytes it read there, so that the run's progress and
+ * statistics show the input's real size. It moves nothing the input returns: the offset of
+ * the next byte and the positions of messages stay as they were (ABI 1.7). */
+void tconv_input_add_read(tconv_input *in, uint64_t bytes);
 /* The index of this input among the run's inputs (0-based). */
 uint32_t tconv_input_index(const tconv_input *in);
 

@@ -322,7 +322,7 @@ static tconv_status otf2r_read(tconv_ctx *ctx, tconv_input *in, const tconv_opti
         tconv_error_at(ctx, name, 0, "not an OTF2 anchor file (no OTF2 header)");
         return TCONV_FATAL;
     }
-    otf2r r = {.ctx = ctx, .sink = sink, .anchor = name, .status = TCONV_OK};
+    otf2r r = {.ctx = ctx, .sink = sink, .in = in, .anchor = name, .status = TCONV_OK};
     r.args = tconv_args_wanted(ctx);
     otf2r_split(name, &r.dir, &r.base);
     r.s_empty = 0;

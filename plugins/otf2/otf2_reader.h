@@ -111,6 +111,7 @@ typedef struct otf2r_open {
 typedef struct otf2r {
     tconv_ctx *ctx;
     tconv_sink *sink;
+    tconv_input *in;       /* the anchor file's: what the library reads is counted there */
     OTF2_Reader *reader;   /* the global definitions and markers */
     OTF2_Reader *evreader; /* the locations' files, reopened every OTF2R_LOCS_PER_READER */
     const char *anchor;    /* the anchor file's path, for messages */

@@ -138,6 +138,12 @@ tconv_status otf2r_anchor_check(otf2r *r)
         if (n <= 0) break;
     }
     close(fd);
+    /* read here by name: the input counts it, the head it peeked at as the first of it */
+    size_t hlen;
+    const void *p;
+    if (tconv_input_peek(r->in, &hlen) && hlen) tconv_input_view(r->in, &p, hlen);
+    uint64_t through = tconv_input_raw_offset(r->in);
+    if (len > through) tconv_input_add_read(r->in, len - through);
     tconv_status s = otf2r_anchor_parse(r, buf, len);
     free(buf);
     return s;
@@ -147,7 +153,12 @@ int otf2r_file_there(otf2r *r, const char *path, const char *what)
 {
     struct stat st;
     if (stat(path, &st) != 0) return 0;
-    if (S_ISREG(st.st_mode)) return access(path, R_OK) == 0;
+    if (S_ISREG(st.st_mode)) {
+        if (access(path, R_OK) != 0) return 0;
+        /* the library reads it by name: counted as the input's, for -v and progress */
+        tconv_input_add_read(r->in, (uint64_t)st.st_size);
+        return 1;
+    }
     tconv_error_set(r->ctx,
                     "%s: %s is not a regular file; an OTF2 archive's files must be (a FIFO or a "
                     "device there would be read for ever)",

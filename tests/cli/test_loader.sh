@@ -8,8 +8,8 @@ sed "s#$B#BROKEN#g" "$TMP/err" >"$TMP/warnings"
 cat >"$TMP/expected" <<EOT
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-dataentry.so': 'tconv_plugin_describe' is not a function (plugins define it with TCONV_PLUGIN(), which exports a function returning the descriptor)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-garbage.so': not a loadable shared object: BROKEN/tconv-broken-garbage.so: invalid ELF header
-tconv: warning: skipping plugin 'BROKEN/tconv-broken-major.so': built for plugin ABI 2.0, but this tconv has ABI 1.6 (rebuild the plugin against this tconv's headers)
-tconv: warning: skipping plugin 'BROKEN/tconv-broken-minor.so': needs plugin ABI 1.7, newer than this tconv's 1.6 (upgrade tconv)
+tconv: warning: skipping plugin 'BROKEN/tconv-broken-major.so': built for plugin ABI 2.0, but this tconv has ABI 1.7 (rebuild the plugin against this tconv's headers)
+tconv: warning: skipping plugin 'BROKEN/tconv-broken-minor.so': needs plugin ABI 1.8, newer than this tconv's 1.7 (upgrade tconv)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-noentry.so': no entry point 'tconv_plugin_describe' (is it a tconv plugin? plugins define it with TCONV_PLUGIN())
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-noname.so': its name is empty (give the descriptor a name)
 tconv: warning: skipping plugin 'BROKEN/tconv-broken-undefined.so': not a loadable shared object: BROKEN/tconv-broken-undefined.so: undefined symbol: tconv_test_missing_fn (the plugin needs a symbol that neither tconv nor its libraries provide)

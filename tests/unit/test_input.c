@@ -167,6 +167,34 @@ static void empty_file(void **state)
     tconv_ctx_free(ctx);
 }
 
+/* A reader that reads its file by name counts those bytes as read; the stream's own offset,
+ * which messages use, does not move, nor do the bytes the input returns. */
+static void bytes_read_by_name(void **state)
+{
+    (void)state;
+    const char *dir = testutil_tmpdir("input-by-name");
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/db", dir);
+    testutil_write(p, "SQLite format 3", 15);
+    tconv_ctx *ctx = tconv_ctx_new();
+    tconv_input *in = tconv_input_open(ctx, p, 0, 0);
+    size_t len;
+    tconv_input_peek(in, &len);
+    assert_int_equal(len, 15);
+    uint64_t raw = tconv_input_raw_offset(in);
+    tconv_input_add_read(in, 1000);
+    tconv_input_add_read(in, 24);
+    assert_int_equal(tconv_input_raw_offset(in), raw + 1024);
+    assert_int_equal(tconv_input_by_name(in), 1024);
+    assert_int_equal(tconv_input_offset(in), 0);
+    char buf[16];
+    assert_int_equal(tconv_input_read(in, buf, sizeof(buf)), 15);
+    assert_memory_equal(buf, "SQLite format 3", 15);
+    assert_int_equal(tconv_input_offset(in), 15);
+    tconv_input_close(in);
+    tconv_ctx_free(ctx);
+}
+
 static void limits(void **state)
 {
     (void)state;
@@ -576,6 +604,7 @@ int main(void)
         cmocka_unit_test(lines_plain_and_gzip_agree),
         cmocka_unit_test(truncated_gzip_is_an_error),
         cmocka_unit_test(empty_file),
+        cmocka_unit_test(bytes_read_by_name),
         cmocka_unit_test(limits),
         cmocka_unit_test(with_and_without_the_thread),
         cmocka_unit_test(a_silent_pipe_does_not_block_close),

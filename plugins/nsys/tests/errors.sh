@@ -7,7 +7,8 @@
 #     message that says which;
 #   - tables a tool removed are named in a note; a row without a usable time is a counted
 #     warning and the rest is read;
-#   - detection by content: an export without its extension, an rpd named .sqlite.
+#   - detection by content: an export without its extension, an rpd named .sqlite;
+#   - -v says the file's size, which SQLite reads by name.
 # usage: errors.sh TCONV SRC WORK
 TCONV=$1 SRC=$2 WORK=$3/errors
 . "$SRC/lib.sh"
@@ -34,6 +35,21 @@ after=$(listing)
 # stdin is detected by content too
 TMPDIR=$TMP/tmpdir run 0 "$TCONV" -q -w text -o "$TMP/stdin2.txt" - <"$in/export.sqlite"
 cmp -s "$TMP/plain.txt" "$TMP/stdin2.txt" || fail "stdin without -r is not read as nsys"
+
+# -v counts the whole file SQLite read by name, not the head the probe peeked at: the plain
+# file, its gzip (read through the input into a temporary copy) and stdin all say its size
+mb() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
+size=$(stat -c %s "$in/export.sqlite") gzsize=$(stat -c %s "$in/export.sqlite.gz")
+for how in plain gz stdin; do
+    case $how in
+    plain) run 0 "$TCONV" -v -w summary -o "$TMP/s.txt" "$in/export.sqlite" ;;
+    gz) TMPDIR=$TMP/tmpdir run 0 "$TCONV" -v -w summary -o "$TMP/s.txt" "$in/export.sqlite.gz" ;;
+    stdin) TMPDIR=$TMP/tmpdir run 0 "$TCONV" -v -w summary -o "$TMP/s.txt" - <"$in/export.sqlite" ;;
+    esac
+    raw=$size
+    [ $how = gz ] && raw=$gzsize
+    err_has "events from $(mb "$size") MB ($(mb "$raw") MB read)"
+done
 
 # no room for the copy
 TMPDIR=$TMP/nonexistent run 1 "$TCONV" -q -w text -o "$TMP/x.txt" "$in/export.sqlite.gz" &&

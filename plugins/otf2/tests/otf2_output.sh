@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The archive directory: an existing archive is refused without --force and left as it was;
 # --force replaces it, but never a directory that holds anything else; a failed conversion
-# leaves nothing behind (neither the directory nor a temporary sibling).
+# leaves nothing behind (neither the directory nor a temporary sibling). Read back, the whole
+# archive counts as the input's bytes.
 source "$(dirname "$0")/otf2_lib.sh"
 
 have_reader tevt || { echo "no tevt reader (tests/plugins not built): skipping" >&2; exit 77; }
@@ -65,4 +66,17 @@ set -e
 [ "$rc" = 1 ] || fail "an input without events exited $rc, expected 1"
 grep -q "nothing an OTF2 location can show" err || { cat err >&2; fail "no reason given"; }
 [ ! -e nothing ] || fail "an empty conversion left the directory 'nothing'"
+
+# The otf2 reader reads the archive's files by name: -v counts them all as the input's bytes,
+# not only the anchor file it is given.
+if have_reader otf2; then
+    awk 'BEGIN { for (i = 0; i < 40000; i++)
+                     printf "X 1 %d %d 10 op%d\n", i % 4, i * 20, i % 50 }' >many.tevt
+    (echo '#tevt' && cat many.tevt) >many2.tevt
+    convert big -r tevt many2.tevt
+    bytes=$(find big -type f -printf '%s\n' | awk '{ n += $1 } END { printf "%.1f", n / 1e6 }')
+    "$TCONV" -v -w summary -o big.txt big/traces.otf2 2>err || { cat err >&2; fail "reading back"; }
+    grep -q "events from $bytes MB ($bytes MB read)" err ||
+        fail "-v does not count the archive's $bytes MB: $(grep 'events from' err)"
+fi
 echo ok
