@@ -137,8 +137,7 @@ static void nsys_before_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
     if (type == SQLITE_INTEGER) {
         t = sqlite3_value_int64(argv[0]);
     } else if (type == SQLITE_FLOAT) {
-        double d = sqlite3_value_double(argv[0]);
-        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) t = (int64_t)d;
+        sqlin_whole(sqlite3_value_double(argv[0]), &t); /* t stays where it is if not whole */
     }
     int before = t < *last;
     *last = t;

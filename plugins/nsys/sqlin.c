@@ -401,12 +401,10 @@ int64_t sqlin_int(sqlite3_stmt *st, int i, int *ok)
         if (ok) *ok = 1;
         return sqlite3_value_int64(v);
     }
-    if (type == SQLITE_FLOAT) {
-        double d = sqlite3_value_double(v);
-        if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) {
-            if (ok) *ok = 1;
-            return (int64_t)d;
-        }
+    int64_t n;
+    if (type == SQLITE_FLOAT && sqlin_whole(sqlite3_value_double(v), &n)) {
+        if (ok) *ok = 1;
+        return n;
     }
     if (ok) *ok = 0;
     return 0;

@@ -69,4 +69,12 @@ int sqlin_has_column(sqlin_db *d, const char *table, const char *column);
  * value); 0 and *ok = 0 otherwise (NULL, text). ok may be NULL. */
 int64_t sqlin_int(sqlite3_stmt *st, int i, int *ok);
 
+/* A real that holds a whole int64 (a time written as 1.5e9): 1 with it in *n, else 0. */
+static inline int sqlin_whole(double d, int64_t *n)
+{
+    if (!(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d) return 0;
+    *n = (int64_t)d;
+    return 1;
+}
+
 #endif
