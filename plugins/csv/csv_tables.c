@@ -94,11 +94,12 @@ static tconv_status csv_write_kernels(csv_writer *w)
         csv_comma(b);
         if (r->has_smem) csv_buf_i64(b, r->smem);
         csv_comma(b);
-        /* Weighted by duration; all-zero durations weigh nothing, so the mean is 0. */
+        /* Weighted by duration; all-zero durations weigh nothing, so the mean is 0. Empty when
+         * no call had the value. */
         double total = (double)r->total;
-        csv_buf_double(b, r->total > 0 ? r->blocks_weighted / total : 0.0);
+        if (r->has_blocks) csv_buf_double(b, r->total > 0 ? r->blocks_weighted / total : 0.0);
         csv_comma(b);
-        csv_buf_double(b, r->total > 0 ? r->occupancy_weighted / total : 0.0);
+        if (r->has_occupancy) csv_buf_double(b, r->total > 0 ? r->occupancy_weighted / total : 0.0);
         csv_comma(b);
         csv_buf_cstr(b, r->tensor_core ? "yes" : "no");
         csv_comma(b);

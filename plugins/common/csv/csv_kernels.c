@@ -82,10 +82,14 @@ void csv_kernels_end(csv_kernels *kt, const tconv_span *s)
     if (s->dur < r->min) r->min = s->dur;
     if (s->dur > r->max) r->max = s->dur;
     double v;
-    if (csv_arg_double(kt->ctx, s->args, s->nargs, "blocks per SM", &v))
+    if (csv_arg_double(kt->ctx, s->args, s->nargs, "blocks per SM", &v)) {
         r->blocks_weighted += v * (double)s->dur;
-    if (csv_arg_double(kt->ctx, s->args, s->nargs, "est. achieved occupancy %", &v))
+        r->has_blocks = 1;
+    }
+    if (csv_arg_double(kt->ctx, s->args, s->nargs, "est. achieved occupancy %", &v)) {
         r->occupancy_weighted += v * (double)s->dur;
+        r->has_occupancy = 1;
+    }
 
     csv_kernel_config c = {.kernel = i};
     c.grid = csv_kernels_arg_text(kt, s, "grid");

@@ -1,7 +1,9 @@
 /* The kernels table: per kernel name, calls and durations, the launch configuration, and the
  * duration-weighted means of blocks per SM and estimated achieved occupancy, as the kernel view
- * of the PyTorch TensorBoard profiler plugin computes them (a kernel without the value counts
- * as 0). Kernels are spans of category "kernel" (and MTIA's "mtia_ccp_events"). */
+ * of the PyTorch TensorBoard profiler plugin computes them (a call without the value counts
+ * as 0; a kernel none of whose calls has it has no mean: a profiler that does not measure it,
+ * such as nsys or rocprof, is not one that measured 0). Kernels are spans of category "kernel"
+ * (and MTIA's "mtia_ccp_events"). */
 #ifndef CSV_KERNELS_H
 #define CSV_KERNELS_H
 
@@ -17,6 +19,7 @@ typedef struct csv_kernel_row {
     uint64_t calls;
     int64_t total, min, max;
     double blocks_weighted, occupancy_weighted; /* sums of value * duration */
+    int has_blocks, has_occupancy;              /* some call had the value */
     int tensor_core;
     /* The launch configuration with the most time (the first seen among equals), and how
      * many distinct ones the kernel had. */

@@ -287,13 +287,16 @@ def reference_kernels(tracks):
             d = s["end"] - s["start"]
             a = s["args"]
             k = agg.setdefault(s["name"], {"calls": 0, "total": 0, "min": None, "max": None,
-                                           "bw": 0.0, "ow": 0.0, "configs": {}})
+                                           "bw": 0.0, "ow": 0.0, "hb": False, "ho": False,
+                                           "configs": {}})
             k["calls"] += 1
             k["total"] += d
             k["min"] = d if k["min"] is None else min(k["min"], d)
             k["max"] = d if k["max"] is None else max(k["max"], d)
             k["bw"] += num(a.get("blocks per SM")) * d
             k["ow"] += num(a.get("est. achieved occupancy %")) * d
+            k["hb"] |= a.get("blocks per SM") is not None
+            k["ho"] |= a.get("est. achieved occupancy %") is not None
             cfg = (json.dumps(a.get("grid"), separators=(",", ":")) if "grid" in a else "",
                    json.dumps(a.get("block"), separators=(",", ":")) if "block" in a else "",
                    str(a.get("registers per thread", "")), str(a.get("shared memory", "")))
@@ -365,9 +368,15 @@ def check(tconv, path, events, tmp):
                 errors.append("kernel %r %s: %s, expected %s" % (row["name"][:60], col,
                                                                  row[col], w[key]))
         t = w["total"]
-        for col, v in (("blocks_per_sm", w["bw"] / t if t > 0 else 0.0),
-                       ("est_occupancy_pct", w["ow"] / t if t > 0 else 0.0),
+        for col, has in (("blocks_per_sm", w["hb"]), ("est_occupancy_pct", w["ho"])):
+            if not has and row[col] != "":
+                errors.append("kernel %r %s: %s, expected nothing (no call has it)" % (
+                    row["name"][:60], col, row[col]))
+        for col, v in (("blocks_per_sm", (w["bw"] / t if t > 0 else 0.0) if w["hb"] else None),
+                       ("est_occupancy_pct", (w["ow"] / t if t > 0 else 0.0) if w["ho"] else None),
                        ("mean_ns", t / w["calls"])):
+            if v is None:
+                continue  # checked above: empty
             if not close(float(row[col]), v):
                 errors.append("kernel %r %s: %s, expected %r" % (row["name"][:60], col,
                                                                  row[col], v))
