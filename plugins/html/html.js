@@ -72,8 +72,13 @@
         return d.name + (facts.length ? " (" + facts.join(", ") + ")" : "");
     }
 
+    // As the summary's percentages (summary_fmt.c): a share that is not 0 but would show as
+    // 0.0% keeps its first digit.
     function pct(part, whole) {
-        return whole > 0 ? (100 * part / whole).toFixed(1) + "%" : "-";
+        if (!(whole > 0)) return "-";
+        var p = 100 * part / whole;
+        if (p > 0 && p < 0.001) return "<0.001%";
+        return (p > 0 && p < 0.05 ? p.toPrecision(1) : p.toFixed(1)) + "%";
     }
 
     function show(id, on) {

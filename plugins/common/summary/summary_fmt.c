@@ -29,12 +29,20 @@ const char *summary_dur(int64_t ns, char *out, size_t cap)
     return out;
 }
 
+/* One decimal; a share that is not 0 but would show as 0.0% keeps its first digit (a GPU busy
+ * 0.04% of a long capture ran kernels: "0.0%" says it did not). The HTML report's pct() says
+ * the same. */
 const char *summary_pct(double part, double whole, char *out, size_t cap)
 {
+    double p = whole > 0 ? 100.0 * part / whole : 0.0;
     if (whole <= 0)
         snprintf(out, cap, "-");
+    else if (p > 0 && p < 0.001)
+        snprintf(out, cap, "<0.001%%");
+    else if (p > 0 && p < 0.05)
+        snprintf(out, cap, "%.1g%%", p);
     else
-        snprintf(out, cap, "%.1f%%", 100.0 * part / whole);
+        snprintf(out, cap, "%.1f%%", p);
     return out;
 }
 
