@@ -669,6 +669,16 @@ TCONV_API void tconv_input_add_read(tconv_input *in, uint64_t bytes)
     atomic_fetch_add_explicit(&in->by_name, bytes, memory_order_relaxed);
 }
 
+TCONV_API void tconv_input_add_file(tconv_input *in)
+{
+    if (!in->regular || in->gz) return;
+    const void *p;
+    while (in->pos < in->len && tconv_input_view(in, &p, in->len - in->pos) > 0) {
+    }
+    uint64_t seen = tconv_input_raw_offset(in);
+    if (in->size > seen) tconv_input_add_read(in, in->size - seen);
+}
+
 uint64_t tconv_input_by_name(const tconv_input *in)
 {
     return atomic_load_explicit(&in->by_name, memory_order_relaxed);

@@ -42,6 +42,11 @@ uint64_t tconv_input_raw_offset(const tconv_input *in);
  * statistics show the input's real size. It moves nothing the input returns: the offset of
  * the next byte and the positions of messages stay as they were (ABI 1.7). */
 void tconv_input_add_read(tconv_input *in, uint64_t bytes);
+/* The same for the input's own file, read whole by name: a plain regular file counts as read
+ * to its end, the head a probe peeked at as its first bytes (taken, so that nothing counts
+ * twice; read nothing more through the input after it). A gzip or a stream, which a reader
+ * must read through the input (into a copy), counts itself: nothing is added (ABI 1.7). */
+void tconv_input_add_file(tconv_input *in);
 /* The index of this input among the run's inputs (0-based). */
 uint32_t tconv_input_index(const tconv_input *in);
 

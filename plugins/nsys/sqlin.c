@@ -290,13 +290,8 @@ int sqlin_open(sqlin_db *d, tconv_ctx *ctx, tconv_input *in, const char *what, c
         return -1;
     }
     /* SQLite reads a plain file by name: the input counts it as read (a spooled copy was read
-     * through it), the head peeked at taken as the first of it. */
-    if (!d->spooled) {
-        const void *p;
-        if (hlen) tconv_input_view(in, &p, hlen);
-        uint64_t through = tconv_input_raw_offset(in);
-        if (d->bytes > through) tconv_input_add_read(in, d->bytes - through);
-    }
+     * through it). */
+    if (!d->spooled) tconv_input_add_file(in);
     return 0;
 }
 

@@ -138,12 +138,7 @@ tconv_status otf2r_anchor_check(otf2r *r)
         if (n <= 0) break;
     }
     close(fd);
-    /* read here by name: the input counts it, the head it peeked at as the first of it */
-    size_t hlen;
-    const void *p;
-    if (tconv_input_peek(r->in, &hlen) && hlen) tconv_input_view(r->in, &p, hlen);
-    uint64_t through = tconv_input_raw_offset(r->in);
-    if (len > through) tconv_input_add_read(r->in, len - through);
+    tconv_input_add_file(r->in); /* read here by name: counted as the input's */
     tconv_status s = otf2r_anchor_parse(r, buf, len);
     free(buf);
     return s;

@@ -192,6 +192,36 @@ static void bytes_read_by_name(void **state)
     assert_memory_equal(buf, "SQLite format 3", 15);
     assert_int_equal(tconv_input_offset(in), 15);
     tconv_input_close(in);
+
+    /* The input's own file read whole by name: the head peeked at is taken, the rest added, so
+     * that the decompressed and the raw counts are the file's size, each byte once. */
+    size_t big = 3u << 20;
+    char *data = malloc(big);
+    assert_non_null(data);
+    memset(data, 'x', big);
+    memcpy(data, "SQLite format 3", 15);
+    testutil_write(p, data, big);
+    in = tconv_input_open(ctx, p, 0, 0);
+    tconv_input_peek(in, &len);
+    assert_true(len >= 15 && len < big);
+    tconv_input_add_file(in);
+    assert_int_equal(tconv_input_raw_offset(in), big);
+    assert_int_equal(tconv_input_offset(in) + tconv_input_by_name(in), big);
+    tconv_input_close(in);
+
+    /* its gzip is read through the input (into a copy): nothing is added */
+    char gz[4300];
+    snprintf(gz, sizeof(gz), "%s/db.gz", dir);
+    write_gzip(gz, data, big, 1);
+    in = tconv_input_open(ctx, gz, 0, 0);
+    tconv_input_peek(in, &len);
+    raw = tconv_input_raw_offset(in);
+    tconv_input_add_file(in);
+    assert_int_equal(tconv_input_by_name(in), 0);
+    assert_int_equal(tconv_input_raw_offset(in), raw);
+    assert_int_equal(tconv_input_offset(in), 0);
+    tconv_input_close(in);
+    free(data);
     tconv_ctx_free(ctx);
 }
 
