@@ -94,12 +94,10 @@ static tconv_status csv_write_kernels(csv_writer *w)
         csv_comma(b);
         if (r->has_smem) csv_buf_i64(b, r->smem);
         csv_comma(b);
-        /* Weighted by duration; all-zero durations weigh nothing, so the mean is 0. Empty when
-         * no call had the value. */
-        double total = (double)r->total;
-        if (r->has_blocks) csv_buf_double(b, r->total > 0 ? r->blocks_weighted / total : 0.0);
+        double mean; /* empty when no call had the value */
+        if (csv_kernel_blocks(r, &mean)) csv_buf_double(b, mean);
         csv_comma(b);
-        if (r->has_occupancy) csv_buf_double(b, r->total > 0 ? r->occupancy_weighted / total : 0.0);
+        if (csv_kernel_occupancy(r, &mean)) csv_buf_double(b, mean);
         csv_comma(b);
         csv_buf_cstr(b, r->tensor_core ? "yes" : "no");
         csv_comma(b);

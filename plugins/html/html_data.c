@@ -148,16 +148,16 @@ static void html_kernels(html_writer *w, csv_buf *b)
             csv_buf_printf(b, ",%" PRId64, r->smem);
         else
             csv_buf_cstr(b, ",null");
-        /* the csv writer's means, weighted by duration; null when no call had the value */
-        double total = (double)r->total;
+        /* the csv writer's means; null when no call had the value */
+        double mean;
         csv_buf_putc(b, ',');
-        if (r->has_blocks)
-            html_double(b, r->total > 0 ? r->blocks_weighted / total : 0.0);
+        if (csv_kernel_blocks(r, &mean))
+            html_double(b, mean);
         else
             csv_buf_cstr(b, "null");
         csv_buf_putc(b, ',');
-        if (r->has_occupancy)
-            html_double(b, r->total > 0 ? r->occupancy_weighted / total : 0.0);
+        if (csv_kernel_occupancy(r, &mean))
+            html_double(b, mean);
         else
             csv_buf_cstr(b, "null");
         csv_buf_printf(b, ",%s,%" PRIu32, r->tensor_core ? "true" : "false", r->configs);

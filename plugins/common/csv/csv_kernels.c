@@ -66,6 +66,22 @@ static tconv_str csv_kernels_arg_text(csv_kernels *kt, const tconv_span *s, cons
     return tconv_string_intern(kt->ctx, b->p, b->len);
 }
 
+static int csv_kernel_mean(const csv_kernel_row *r, double weighted, int has, double *mean)
+{
+    *mean = r->total > 0 ? weighted / (double)r->total : 0.0;
+    return has;
+}
+
+int csv_kernel_blocks(const csv_kernel_row *r, double *mean)
+{
+    return csv_kernel_mean(r, r->blocks_weighted, r->has_blocks, mean);
+}
+
+int csv_kernel_occupancy(const csv_kernel_row *r, double *mean)
+{
+    return csv_kernel_mean(r, r->occupancy_weighted, r->has_occupancy, mean);
+}
+
 void csv_kernels_end(csv_kernels *kt, const tconv_span *s)
 {
     if (csv_kineto_role(kt->k, s->role, s->cat) != CSV_ROLE_KERNEL) return;

@@ -34,6 +34,10 @@ typedef struct csv_kernels csv_kernels;
 csv_kernels *csv_kernels_new(tconv_ctx *ctx, csv_kineto *k);
 void csv_kernels_free(csv_kernels *kt);
 void csv_kernels_end(csv_kernels *kt, const tconv_span *s);
+/* A row's duration-weighted mean of blocks per SM, of estimated achieved occupancy: 1 with it
+ * in *mean (0 when every call lasted 0 ns: they weigh nothing), 0 when no call had the value. */
+int csv_kernel_blocks(const csv_kernel_row *r, double *mean);
+int csv_kernel_occupancy(const csv_kernel_row *r, double *mean);
 /* Rows sorted by total time (descending), then name. */
 const csv_kernel_row *csv_kernels_rows(csv_kernels *kt, size_t *n);
 
